@@ -1,0 +1,40 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "alertd",
+    platforms: [.macOS(.v14)],
+    products: [
+        .executable(name: "alertd", targets: ["alertd"]),
+        .library(name: "AlertCore", targets: ["AlertCore"]),
+        .library(name: "MicroHTTP", targets: ["MicroHTTP"]),
+    ],
+    targets: [
+        // C: libmicrohttpd from the system (Debian: libmicrohttpd-dev).
+        .systemLibrary(
+            name: "CMicroHTTPD",
+            pkgConfig: "libmicrohttpd",
+            providers: [.apt(["libmicrohttpd-dev"])]
+        ),
+        // Transport only: knows HTTP and libmicrohttpd, nothing of alerts.
+        .target(name: "MicroHTTP", dependencies: ["CMicroHTTPD"]),
+        // Model, rules and the AlertStore actor: knows nothing of HTTP.
+        .target(name: "AlertCore"),
+        // Routes: HTTP <-> store, JSON shapes, problem+json errors.
+        .target(
+            name: "AlertAPI",
+            dependencies: ["MicroHTTP", "AlertCore"],
+            plugins: ["EmbedResource"]
+        ),
+        .executableTarget(name: "alertd", dependencies: ["AlertAPI"]),
+
+        // Build tool: embeds the top-level openapi.yaml into AlertAPI so the server serves the spec it ships with.
+        .executableTarget(name: "embed-resource", path: "Sources/embed-resource"),
+        .plugin(name: "EmbedResource", capability: .buildTool(), dependencies: ["embed-resource"]),
+
+        .testTarget(name: "MicroHTTPTests", dependencies: ["MicroHTTP"]),
+        .testTarget(name: "AlertCoreTests", dependencies: ["AlertCore"]),
+        .testTarget(name: "AlertAPITests", dependencies: ["AlertAPI", "AlertCore", "MicroHTTP"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,1 @@
+enum API { static var spec: String { EmbeddedOpenAPI.text } }
