@@ -1,1 +1,167 @@
-// placeholder
+import CMicroHTTPD
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// An HTTP/1.1 server on libmicrohttpd: an internal epoll thread pool parses requests and
+/// calls an `HTTPHandler`; requests that must wait are suspended connections, so no thread
+/// ever blocks on application work.
+///
+/// ```swift
+/// let server = try HTTPServer(configuration: config, handler: MyHandler())
+/// print("listening on port \(server.port)")
+/// // ...
+/// await server.shutdown()
+/// ```
+public final class HTTPServer: Sendable {
+    /// The libmicrohttpd daemon.
+    ///
+    /// `@unchecked Sendable` invariant: the pointer is set once in `init` and only handed to
+    /// libmicrohttpd functions that are safe from any thread (`MHD_get_daemon_info`,
+    /// `MHD_quiesce_daemon`, `MHD_stop_daemon`); `lifecycle` makes the last two run once each.
+    private struct Daemon: @unchecked Sendable {
+        let pointer: OpaquePointer
+    }
+
+    private enum Lifecycle {
+        case running, draining, stopped
+    }
+
+    private let core: ServerCore
+    private let daemon: Daemon
+    private let lifecycle = Mutex(Lifecycle.running)
+
+    /// The TCP port the server is bound to (the real one when configured with port 0).
+    public let port: Int
+    /// The host the server was asked to bind.
+    public let host: String
+    /// The connection limit in force, after fitting it to `RLIMIT_NOFILE`.
+    public let connectionLimit: Int
+
+    /// Binds and starts serving at once.
+    /// - Parameters:
+    ///   - configuration: address, threads and limits.
+    ///   - handler: the application; called on libmicrohttpd's threads.
+    /// - Throws: `HTTPServerError` when the address is bad or cannot be bound.
+    public init(configuration: HTTPServerConfiguration, handler: any HTTPHandler) throws {
+        guard var address = SocketAddress(host: configuration.host, port: configuration.port) else {
+            throw HTTPServerError.badAddress(configuration.host)
+        }
+        core = ServerCore(handler: handler, maxBodySize: configuration.maxBodySize)
+        host = configuration.host
+        let connectionLimit = HTTPServer.fitToFileLimit(configuration.connectionLimit)
+        self.connectionLimit = connectionLimit
+
+        var flags = MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_EPOLL.rawValue
+            | MHD_ALLOW_SUSPEND_RESUME.rawValue | MHD_USE_ITC.rawValue
+        if address.isIPv6 { flags |= MHD_USE_IPv6.rawValue }
+        let context = Unmanaged.passUnretained(core).toOpaque()
+        let pointer = withUnsafeMutableBytes(of: &address.storage) { storage -> OpaquePointer? in
+            var options: [MHD_OptionItem] = [
+                MHD_OptionItem(option: .SOCK_ADDR, value: 0, ptr_value: storage.baseAddress),
+                MHD_OptionItem(option: .CONNECTION_LIMIT, value: connectionLimit, ptr_value: nil),
+                MHD_OptionItem(option: .CONNECTION_MEMORY_LIMIT,
+                               value: configuration.connectionMemory, ptr_value: nil),
+                MHD_OptionItem(option: .CONNECTION_TIMEOUT, value: configuration.idleTimeout, ptr_value: nil),
+                MHD_OptionItem(option: .LISTEN_BACKLOG_SIZE,
+                               value: configuration.listenBacklog, ptr_value: nil),
+            ]
+            if configuration.threads > 1 {
+                options.append(MHD_OptionItem(option: .THREAD_POOL_SIZE,
+                                              value: configuration.threads, ptr_value: nil))
+            }
+            options.append(MHD_OptionItem(option: .END, value: 0, ptr_value: nil))
+            return CMicroHTTPD_start_daemon(flags, UInt16(clamping: configuration.port), MHDCallbacks.access,
+                                            context, MHDCallbacks.completed, context, &options)
+        }
+        guard let pointer else {
+            throw HTTPServerError.startFailed(host: configuration.host, port: configuration.port, errno: errno)
+        }
+        daemon = Daemon(pointer: pointer)
+        port = Int(CMicroHTTPD_bound_port(pointer))
+    }
+
+    deinit {
+        if lifecycle.withLock({ $0 }) != .stopped {
+            forceAnswerSuspended()
+            MHD_stop_daemon(daemon.pointer)
+        }
+    }
+
+    /// Connections open right now, idle keep-alive and suspended ones included.
+    public var currentConnections: Int {
+        Int(CMicroHTTPD_current_connections(daemon.pointer))
+    }
+
+    /// Requests whose connection is suspended, waiting for deferred work.
+    public var suspendedRequests: Int {
+        core.state.withLock { $0.suspended.count }
+    }
+
+    /// Stops accepting connections; requests already received are still answered, each
+    /// with `Connection: close`. Idempotent.
+    public func beginDraining() {
+        let first = lifecycle.withLock { state -> Bool in
+            guard state == .running else { return false }
+            state = .draining
+            return true
+        }
+        guard first else { return }
+        core.state.withLock { $0.draining = true }
+        let listener = MHD_quiesce_daemon(daemon.pointer)
+        if listener >= 0 { close(listener) }
+    }
+
+    /// Graceful stop: stops accepting, waits up to `grace` for deferred work to answer and
+    /// for every started request to finish, answers what is still suspended with the
+    /// handler's `shuttingDown` response, then stops libmicrohttpd. Idempotent.
+    /// - Parameter grace: the most time given to in-flight requests.
+    public func shutdown(grace: Duration = .seconds(10)) async {
+        beginDraining()
+        let deadline = ContinuousClock.now.advanced(by: grace)
+        await waitUntil(deadline) { $0.suspended.isEmpty && $0.inFlight == 0 }
+        forceAnswerSuspended()
+        await waitUntil(ContinuousClock.now.advanced(by: .seconds(2))) { $0.suspended.isEmpty && $0.inFlight == 0 }
+        let first = lifecycle.withLock { state -> Bool in
+            guard state != .stopped else { return false }
+            state = .stopped
+            return true
+        }
+        if first { MHD_stop_daemon(daemon.pointer) }
+    }
+
+    /// Resumes every suspended connection with the handler's `shuttingDown` response;
+    /// `MHD_stop_daemon` aborts the process if any connection is still suspended.
+    private func forceAnswerSuspended() {
+        let left = core.state.withLock { state in
+            defer { state.suspended.removeAll() }
+            return Array(state.suspended.values)
+        }
+        let response = core.handler.response(for: .shuttingDown)
+        for request in left { request.resume(with: response) }
+    }
+
+    private func waitUntil(_ deadline: ContinuousClock.Instant, _ done: (ServerCore.State) -> Bool) async {
+        while !core.state.withLock({ done($0) }), ContinuousClock.now < deadline {
+            try? await Task.sleep(for: .milliseconds(5))
+        }
+    }
+
+    /// Raises the soft file limit to the hard one and keeps the connection limit below it,
+    /// with room for the listener, epoll, and the process's other descriptors.
+    private static func fitToFileLimit(_ wanted: Int) -> Int {
+        var limit = rlimit()
+        guard getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return wanted }
+        if limit.rlim_cur < limit.rlim_max {
+            var raised = limit
+            raised.rlim_cur = limit.rlim_max
+            if setrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &raised) == 0 { limit = raised }
+        }
+        let available = limit.rlim_cur == rlim_t.max ? wanted : Int(limit.rlim_cur) - 64
+        return max(1, min(wanted, available))
+    }
+}

@@ -1,0 +1,37 @@
+/// What a handler does with a request: answer now, or answer after async work.
+public enum HTTPReply: Sendable {
+    /// Queue this response at once; the connection is never suspended.
+    case response(HTTPResponse)
+    /// Suspend the connection, run the work on the Swift concurrency pool, then resume
+    /// the connection and queue what it returns. No thread waits meanwhile.
+    case deferred(@Sendable () async -> HTTPResponse)
+}
+
+/// Failures the transport answers itself, before or instead of the handler.
+public enum HTTPTransportFailure: Sendable, Equatable {
+    /// The body exceeded the configured limit (in bytes).
+    case bodyTooLarge(limit: Int)
+    /// The server is stopping and a suspended request could not be answered in time.
+    case shuttingDown
+}
+
+/// The application side of an `HTTPServer`. Called on libmicrohttpd's threads:
+/// `handle` must not block.
+public protocol HTTPHandler: Sendable {
+    /// Decides how to answer `request`.
+    /// - Parameter request: the complete request, body included.
+    func handle(_ request: HTTPRequest) -> HTTPReply
+
+    /// The response for a failure the transport detected itself.
+    /// - Parameter failure: what went wrong.
+    func response(for failure: HTTPTransportFailure) -> HTTPResponse
+}
+
+extension HTTPHandler {
+    public func response(for failure: HTTPTransportFailure) -> HTTPResponse {
+        switch failure {
+        case .bodyTooLarge(let limit): .text(413, "request body larger than \(limit) bytes\n")
+        case .shuttingDown: .text(503, "shutting down\n")
+        }
+    }
+}

@@ -1,0 +1,37 @@
+/// A complete HTTP request as libmicrohttpd parsed it: the body is fully read.
+public struct HTTPRequest: Sendable {
+    /// One `name=value` pair of the query string, percent-decoded.
+    public struct QueryItem: Sendable, Equatable {
+        /// The parameter name.
+        public var name: String
+        /// The value; empty for a bare `?flag`.
+        public var value: String
+    }
+
+    /// The method, as sent (`GET`, `POST`, ...).
+    public var method: String
+    /// The path without the query string, percent-decoded.
+    public var path: String
+    /// The query parameters in the order they were sent.
+    public var query: [QueryItem]
+    /// The request headers, names lower-cased.
+    public var headers: HTTPHeaders
+    /// The body bytes (at most the server's body limit).
+    public var body: [UInt8]
+
+    /// Creates a request; the server builds these, tests may too.
+    public init(
+        method: String, path: String, query: [QueryItem] = [], headers: HTTPHeaders = HTTPHeaders(), body: [UInt8] = []
+    ) {
+        self.method = method
+        self.path = path
+        self.query = query
+        self.headers = headers
+        self.body = body
+    }
+
+    /// The first value of the query parameter `name`, or nil when absent.
+    public func queryValue(_ name: String) -> String? {
+        query.first { $0.name == name }?.value
+    }
+}
