@@ -1,1 +1,32 @@
 import AlertAPI
+import Foundation
+
+// alertd: reads its configuration, starts the app, serves until SIGTERM or SIGINT.
+signal(SIGPIPE, SIG_IGN)
+let command: AlertdCommand
+do {
+    command = try AlertdConfiguration.command(
+        arguments: Array(CommandLine.arguments.dropFirst()), environment: ProcessInfo.processInfo.environment)
+} catch {
+    FileHandle.standardError.write(Data("alertd: \(error)\n".utf8))
+    exit(64)
+}
+switch command {
+case .help(let usage):
+    print(usage, terminator: "")
+case .run(let configuration):
+    let app: AlertdApp
+    do {
+        app = try AlertdApp(configuration: configuration)
+    } catch {
+        FileHandle.standardError.write(Data("alertd: \(error)\n".utf8))
+        exit(1)
+    }
+    print("alertd listening on \(app.url)")
+    fflush(nil)
+    let signal = await Signals.first(of: [SIGTERM, SIGINT])
+    print("alertd: received \(signal == SIGTERM ? "SIGTERM" : "SIGINT"), shutting down")
+    fflush(nil)
+    await app.shutdown()
+    print("alertd: stopped")
+}

@@ -1,0 +1,79 @@
+import AlertCore
+
+extension AlertDraft {
+    static let members = ["title", "message", "style", "tag", "presenter", "animated", "buttons", "destructive",
+                          "fields", "timeout"]
+
+    /// Reads a create body in any of the seeds' shapes. Type errors are collected with
+    /// their JSON pointers; the store applies the rules afterwards.
+    /// - Parameter json: the parsed body.
+    /// - Throws: a 422 `Problem` naming every bad member.
+    init(json: JSONValue) throws(Problem) {
+        var reader = BodyReader()
+        self.init()
+        if let body = reader.object(json, at: "", allowed: Self.members) {
+            title = reader.string(body["title"], at: "/title") ?? title
+            message = reader.string(body["message"], at: "/message") ?? message
+            style = reader.enumeration(body["style"], at: "/style", as: AlertStyle.self) ?? style
+            tag = reader.int64(body["tag"], at: "/tag") ?? tag
+            presenter = reader.string(body["presenter"], at: "/presenter") ?? presenter
+            animated = reader.bool(body["animated"], at: "/animated") ?? animated
+            timeout = reader.double(body["timeout"], at: "/timeout")
+            let buttonItems = reader.array(body["buttons"], at: "/buttons") ?? []
+            buttons = buttonItems.enumerated().compactMap { reader.button($1, at: "/buttons/\($0)") }
+            let destructiveItems = reader.array(body["destructive"], at: "/destructive") ?? []
+            destructive = destructiveItems.enumerated().compactMap { reader.string($1, at: "/destructive/\($0)") }
+            let fieldItems = reader.array(body["fields"], at: "/fields") ?? []
+            fields = fieldItems.enumerated().compactMap { reader.field($1, at: "/fields/\($0)") }
+        }
+        if !reader.issues.isEmpty { throw .validation(reader.issues) }
+    }
+}
+
+extension BodyReader {
+    /// A button: a plain title (`"OK"`) or `{"title": "Delete", "style": "destructive"}`.
+    mutating func button(_ value: JSONValue, at pointer: String) -> ButtonSpec? {
+        if let title = value.stringValue { return ButtonSpec(title: title) }
+        guard value.objectValue != nil else {
+            fail(pointer, "a button must be a title string or an object with 'title'; got \(value.typeName)")
+            return nil
+        }
+        guard let object = self.object(value, at: pointer, allowed: ["title", "style"]) else { return nil }
+        let style = enumeration(object["style"], at: pointer + "/style", as: ButtonStyle.self)
+        guard let title = string(object["title"], at: pointer + "/title") else {
+            if object["title"] == nil || object["title"]?.isNull == true { fail(pointer + "/title", "a button needs a title") }
+            return nil
+        }
+        return ButtonSpec(title: title, style: style)
+    }
+
+    /// A text field: `{"text", "placeholder", "secure", "keyboard"}`, all optional.
+    mutating func field(_ value: JSONValue, at pointer: String) -> FieldSpec? {
+        guard let object = self.object(value, at: pointer, allowed: ["text", "placeholder", "secure", "keyboard"])
+        else { return nil }
+        var field = FieldSpec()
+        field.text = string(object["text"], at: pointer + "/text") ?? ""
+        field.placeholder = string(object["placeholder"], at: pointer + "/placeholder") ?? ""
+        field.secure = bool(object["secure"], at: pointer + "/secure") ?? false
+        field.keyboard = keyboard(object["keyboard"], at: pointer + "/keyboard") ?? .default
+        return field
+    }
+
+    /// A UIKeyboardType: its name (`asciiCapable`, `UIKeyboardTypeAlphabet`) or raw value (`1`).
+    mutating func keyboard(_ value: JSONValue?, at pointer: String) -> KeyboardType? {
+        guard let value, !value.isNull else { return nil }
+        if let name = value.stringValue {
+            if let keyboard = KeyboardType(name: name) { return keyboard }
+            let names = KeyboardType.allCases.map(\.name).joined(separator: ", ")
+            fail(pointer, "unknown keyboard '\(name)'; use one of \(names), or its raw value 0–11")
+            return nil
+        }
+        if let raw = value.int64Value {
+            if let keyboard = KeyboardType(rawValue: Int(clamping: raw)) { return keyboard }
+            fail(pointer, "keyboard raw value must be 0–11 (UIKeyboardType); got \(raw)")
+            return nil
+        }
+        fail(pointer, "'keyboard' must be a UIKeyboardType name or raw value; got \(value.typeName)")
+        return nil
+    }
+}

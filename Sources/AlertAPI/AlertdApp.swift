@@ -1,0 +1,40 @@
+import AlertCore
+import MicroHTTP
+
+/// A running alertd: the store behind the HTTP API. `alertd`'s `main` and the tests build
+/// it the same way; tests pass port 0 and read `port` back.
+public final class AlertdApp: Sendable {
+    /// The alert store the API serves.
+    public let store: AlertStore
+    private let server: HTTPServer
+    private let configuration: AlertdConfiguration
+
+    /// Starts serving at once.
+    /// - Parameter configuration: address, limits and retention.
+    /// - Throws: `HTTPServerError` when the address cannot be bound.
+    public init(configuration: AlertdConfiguration) throws {
+        self.configuration = configuration
+        store = AlertStore(configuration: configuration.store)
+        server = try HTTPServer(configuration: configuration.http, handler: APIHandler(store: store))
+    }
+
+    /// The bound port.
+    public var port: Int { server.port }
+
+    /// The base URL clients use, e.g. `http://127.0.0.1:8080`.
+    public var url: String {
+        let host = server.host.contains(":") ? "[\(server.host)]" : server.host
+        return "http://\(host):\(port)"
+    }
+
+    /// The connection limit in force (after fitting the file-descriptor limit).
+    public var connectionLimit: Int { server.connectionLimit }
+
+    /// Graceful stop: stop accepting, wake every waiter (503 or its result), let in-flight
+    /// requests finish within the configured grace, then stop the transport.
+    public func shutdown() async {
+        server.beginDraining()
+        await store.shutdown()
+        await server.shutdown(grace: configuration.shutdownGrace)
+    }
+}

@@ -1,0 +1,21 @@
+import AlertCore
+
+extension Problem {
+    /// The HTTP meaning of a store error.
+    init(_ error: AlertStoreError) {
+        switch error.kind {
+        case .notFound:
+            self = .alertd(404, "not-found", "No such alert", detail: error.message)
+        case .alreadyResolved:
+            self = .alertd(409, "already-resolved", "Alert already resolved", detail: error.message)
+            result = error.result
+        case .invalid:
+            self = .validation(error.issues.map { Item(location: .pointer($0.pointer), detail: $0.detail) })
+        case .tooManyPending:
+            self = .alertd(429, "too-many-pending", "Too many pending alerts", detail: error.message)
+            headers.add("Retry-After", "1")
+        case .shuttingDown:
+            self = .shuttingDown
+        }
+    }
+}

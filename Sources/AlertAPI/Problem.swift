@@ -1,0 +1,94 @@
+import AlertCore
+import MicroHTTP
+
+/// An RFC 9457 problem: an error that carries its HTTP meaning and renders itself as
+/// `application/problem+json`.
+struct Problem: Error, Sendable {
+    /// One bad input: a body member named by JSON pointer, or a query parameter.
+    struct Item: Sendable, Equatable {
+        enum Location: Sendable, Equatable {
+            case pointer(String)
+            case parameter(String)
+        }
+
+        var location: Location
+        var detail: String
+    }
+
+    var status: Int
+    /// `about:blank`, or `urn:alertd:problem:<slug>`.
+    var type: String
+    var title: String
+    var detail: String
+    var errors: [Item] = []
+    /// The Result that won, on 409.
+    var result: AlertResult?
+    var headers = HTTPHeaders()
+
+    /// A plain HTTP error (404 for a path, 405, 413): `type` is `about:blank`.
+    static func plain(_ status: Int, _ title: String, detail: String) -> Problem {
+        Problem(status: status, type: "about:blank", title: title, detail: detail)
+    }
+
+    /// An alertd-specific problem, typed `urn:alertd:problem:<slug>`.
+    static func alertd(_ status: Int, _ slug: String, _ title: String, detail: String) -> Problem {
+        Problem(status: status, type: "urn:alertd:problem:\(slug)", title: title, detail: detail)
+    }
+
+    static func malformedJSON(_ detail: String) -> Problem {
+        .alertd(400, "malformed-json", "Malformed JSON", detail: detail)
+    }
+
+    static func validation(_ items: [Item]) -> Problem {
+        let summary = items.count == 1 ? items[0].detail : "\(items.count) problems; see errors"
+        var problem = Problem.alertd(422, "validation-failed", "Validation failed", detail: summary)
+        problem.errors = items
+        return problem
+    }
+
+    static func invalidParameter(_ name: String, _ detail: String) -> Problem {
+        var problem = Problem.alertd(400, "invalid-parameter", "Invalid query parameter", detail: detail)
+        problem.errors = [Item(location: .parameter(name), detail: detail)]
+        return problem
+    }
+
+    /// The server is stopping; the client may retry shortly (against the next instance).
+    static var shuttingDown: Problem {
+        var problem = Problem.alertd(503, "shutting-down", "Shutting down",
+                                     detail: "alertd is shutting down; retry shortly")
+        problem.headers.add("Retry-After", "1")
+        return problem
+    }
+
+    /// The `application/problem+json` response.
+    var response: HTTPResponse {
+        var writer = JSONWriter()
+        writer.beginObject()
+        writer.key("type"); writer.write(type)
+        writer.key("title"); writer.write(title)
+        writer.key("status"); writer.write(status)
+        writer.key("detail"); writer.write(detail)
+        if !errors.isEmpty {
+            writer.key("errors")
+            writer.beginArray()
+            for item in errors {
+                writer.beginObject()
+                switch item.location {
+                case .pointer(let pointer): writer.key("pointer"); writer.write(pointer)
+                case .parameter(let name): writer.key("parameter"); writer.write(name)
+                }
+                writer.key("detail"); writer.write(item.detail)
+                writer.endObject()
+            }
+            writer.endArray()
+        }
+        if let result {
+            writer.key("result")
+            writer.write(result, fields: nil)
+        }
+        writer.endObject()
+        var headers = headers
+        headers.add("Content-Type", "application/problem+json")
+        return HTTPResponse(status: status, headers: headers, body: writer.bytes)
+    }
+}
