@@ -32,9 +32,11 @@ let package = Package(
         .executableTarget(name: "embed-resource", path: "Sources/embed-resource"),
         .plugin(name: "EmbedResource", capability: .buildTool(), dependencies: ["embed-resource"]),
 
-        .testTarget(name: "MicroHTTPTests", dependencies: ["MicroHTTP"]),
+        // Test support: a raw HTTP/1.1 client over POSIX sockets, shared by the test targets.
+        .target(name: "HTTPTestSupport", path: "Tests/HTTPTestSupport"),
+        .testTarget(name: "MicroHTTPTests", dependencies: ["MicroHTTP", "HTTPTestSupport"]),
         .testTarget(name: "AlertCoreTests", dependencies: ["AlertCore"]),
-        .testTarget(name: "AlertAPITests", dependencies: ["AlertAPI", "AlertCore", "MicroHTTP"]),
+        .testTarget(name: "AlertAPITests", dependencies: ["AlertAPI", "AlertCore", "MicroHTTP", "HTTPTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -22,7 +22,7 @@ extension AlertDraft {
             let buttonItems = reader.array(body["buttons"], at: "/buttons") ?? []
             buttons = buttonItems.enumerated().compactMap { reader.button($1, at: "/buttons/\($0)") }
             let destructiveItems = reader.array(body["destructive"], at: "/destructive") ?? []
-            destructive = destructiveItems.enumerated().compactMap { reader.string($1, at: "/destructive/\($0)") }
+            destructive = destructiveItems.enumerated().compactMap { reader.item($1, at: "/destructive/\($0)") }
             let fieldItems = reader.array(body["fields"], at: "/fields") ?? []
             fields = fieldItems.enumerated().compactMap { reader.field($1, at: "/fields/\($0)") }
         }

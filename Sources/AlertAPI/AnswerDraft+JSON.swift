@@ -25,7 +25,7 @@ extension AnswerDraft {
                 break
             }
             if let items = reader.array(body["values"], at: "/values") {
-                values = items.enumerated().compactMap { reader.string($1, at: "/values/\($0)") }
+                values = items.enumerated().compactMap { reader.item($1, at: "/values/\($0)") }
             }
         }
         guard reader.issues.isEmpty, let choice else { throw .validation(reader.issues) }

@@ -28,6 +28,12 @@ struct BodyReader {
         return text
     }
 
+    /// An array item that must be a string (null is an error here, not "absent").
+    mutating func item(_ value: JSONValue, at pointer: String) -> String? {
+        guard let text = value.stringValue else { return mismatch(value, "a string", pointer) }
+        return text
+    }
+
     /// A boolean member; nil when absent or null.
     mutating func bool(_ value: JSONValue?, at pointer: String) -> Bool? {
         guard let value, !value.isNull else { return nil }

@@ -5,29 +5,33 @@ import Glibc
 #endif
 
 /// A response as read off the wire.
-struct WireResponse: Sendable {
-    var status: Int
+public struct WireResponse: Sendable {
+    public var status: Int
     /// Header names lower-cased.
-    var headers: [String: String]
-    var body: [UInt8]
+    public var headers: [String: String]
+    public var body: [UInt8]
 
-    var text: String { String(decoding: body, as: UTF8.self) }
+    public var text: String { String(decoding: body, as: UTF8.self) }
 }
 
-struct RawHTTPError: Error, CustomStringConvertible {
-    let description: String
+public struct RawHTTPError: Error, CustomStringConvertible {
+    public let description: String
+
+    public init(description: String) {
+        self.description = description
+    }
 }
 
 /// A deliberately small HTTP/1.1 client over a blocking POSIX socket, run on its own
 /// thread so it never blocks Swift's cooperative pool (which the in-process server needs).
 /// It sends exactly the bytes it is given: tests use it for malformed and oversize input too.
-enum RawHTTP {
+public enum RawHTTP {
     /// Sends `bytes` to 127.0.0.1:`port` and reads the response until the server closes.
     /// - Parameters:
     ///   - bytes: the whole request, as it should appear on the wire.
     ///   - port: the server's port.
     ///   - timeout: seconds to wait for the response before failing.
-    static func exchange(_ bytes: [UInt8], port: Int, timeout: Double = 30) async throws -> WireResponse {
+    public static func exchange(_ bytes: [UInt8], port: Int, timeout: Double = 30) async throws -> WireResponse {
         try await withCheckedThrowingContinuation { continuation in
             let thread = Thread {
                 continuation.resume(with: Result { try exchangeBlocking(bytes, port: port, timeout: timeout) })
@@ -38,7 +42,7 @@ enum RawHTTP {
     }
 
     /// Builds a request with `Connection: close` and a correct `Content-Length`.
-    static func request(
+    public static func request(
         _ method: String, _ target: String, headers: [(String, String)] = [], body: [UInt8]? = nil
     ) -> [UInt8] {
         var head = "\(method) \(target) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n"
@@ -48,7 +52,7 @@ enum RawHTTP {
         return Array(head.utf8) + (body ?? [])
     }
 
-    static func connect(port: Int, timeout: Double) throws -> Int32 {
+    public static func connect(port: Int, timeout: Double) throws -> Int32 {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw RawHTTPError(description: "socket: \(errno)") }
         var tv = timeval(tv_sec: Int(timeout), tv_usec: Int((timeout - Double(Int(timeout))) * 1_000_000))
@@ -92,7 +96,7 @@ enum RawHTTP {
         return try parse(received)
     }
 
-    static func parse(_ data: [UInt8]) throws -> WireResponse {
+    public static func parse(_ data: [UInt8]) throws -> WireResponse {
         let separator: [UInt8] = [13, 10, 13, 10]
         guard let end = data.indices.first(where: { data[$0...].starts(with: separator) }) else {
             throw RawHTTPError(description: "no response head in \(data.count) bytes")
@@ -115,4 +119,8 @@ enum RawHTTP {
         }
         return WireResponse(status: status, headers: headers, body: body)
     }
+}
+
+extension WireResponse: CustomStringConvertible {
+    public var description: String { "HTTP \(status) \(headers["content-type"] ?? "") \(text.prefix(400))" }
 }

@@ -1,0 +1,41 @@
+import Foundation
+import MicroHTTP
+
+/// Echoes the request: method, path, query and body length, at once or after `?delay=ms`
+/// on a suspended connection. `/never` defers work that only ends when cancelled by shutdown.
+struct EchoHandler: HTTPHandler {
+    func handle(_ request: HTTPRequest) -> HTTPReply {
+        let query = request.query.map { "\($0.name)=\($0.value)" }.joined(separator: "&")
+        let text = "\(request.method) \(request.path) ?\(query) body=\(request.body.count)"
+        let response = HTTPResponse.text(200, text)
+        if request.path == "/never" {
+            return .deferred {
+                try? await Task.sleep(for: .seconds(3600))
+                return .text(200, "woke")
+            }
+        }
+        guard let delay = request.queryValue("delay").flatMap(Int.init) else { return .response(response) }
+        return .deferred {
+            try? await Task.sleep(for: .milliseconds(delay))
+            return response
+        }
+    }
+}
+
+/// Starts an `HTTPServer` on port 0 with `EchoHandler`, runs `body`, shuts it down.
+func withEchoServer(
+    _ configure: (inout HTTPServerConfiguration) -> Void = { _ in },
+    _ body: (HTTPServer) async throws -> Void
+) async throws {
+    var configuration = HTTPServerConfiguration()
+    configuration.port = 0
+    configure(&configuration)
+    let server = try HTTPServer(configuration: configuration, handler: EchoHandler())
+    do {
+        try await body(server)
+    } catch {
+        await server.shutdown(grace: .seconds(1))
+        throw error
+    }
+    await server.shutdown(grace: .seconds(1))
+}
