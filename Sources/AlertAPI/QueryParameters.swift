@@ -45,7 +45,7 @@ struct QueryParameters {
     /// `presenter`: a presenter name, `[A-Za-z0-9._-]{1,64}`.
     func presenter() throws(Problem) -> String? {
         guard let text = request.queryValue("presenter") else { return nil }
-        guard PresenterName.isValid(text) else {
+        guard AlertDraft.isValidPresenter(text) else {
             throw .invalidParameter("presenter", "presenter must match [A-Za-z0-9._-]{1,64}; got '\(text)'")
         }
         return text
@@ -53,16 +53,5 @@ struct QueryParameters {
 
     private static func digits(_ text: String) -> Substring? {
         !text.isEmpty && text.utf8.count <= 20 && text.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }) ? text[...] : nil
-    }
-}
-
-/// The presenter grammar of the contract, shared with the store's rule.
-enum PresenterName {
-    static func isValid(_ name: String) -> Bool {
-        let bytes = name.utf8
-        return (1...64).contains(bytes.count) && bytes.allSatisfy { byte in
-            (byte >= 65 && byte <= 90) || (byte >= 97 && byte <= 122) || (byte >= 48 && byte <= 57)
-                || byte == 46 || byte == 95 || byte == 45
-        }
     }
 }

@@ -1,1 +1,110 @@
-// placeholder
+/// Holds every alert, applies the rules, and wakes whoever waits for an answer or a change.
+///
+/// All state lives in this actor, so exactly one of any concurrent answers, dismissals and expiries wins.
+/// Pending alerts are indexed by arrival, globally and per presenter, so listing them costs O(limit).
+/// Every deadline (alert expiry, waiter time-out, retention) sits in one min-heap served by one timer task.
+///
+/// ```swift
+/// let store = AlertStore()
+/// let alert = try await store.create(AlertDraft(title: "Deploy?", buttons: [.init(title: "No"), .init(title: "Yes")]))
+/// let result = try await store.answer(alert.id, with: AnswerDraft(choice: .title("Yes")))
+/// ```
+public actor AlertStore {
+    /// The limits and retention this store was created with.
+    public nonisolated let configuration: Configuration
+
+    // Alerts.
+    /// Every kept alert by sequence number.
+    var records: [UInt64: Alert] = [:]
+    /// Sequence numbers by id.
+    var sequences: [AlertID: UInt64] = [:]
+    /// The next sequence number to hand out.
+    var nextSequence: UInt64 = 1
+    /// Pending alerts in arrival order.
+    var pendingQueue = ArrivalQueue()
+    /// Pending alerts in arrival order per presenter; a presenter with none has no entry.
+    var presenterQueues: [String: ArrivalQueue] = [:]
+    /// Resolved alerts still kept.
+    var resolvedIndex = ResolvedIndex()
+    /// The change index: bumped by every create and resolution.
+    var changeIndex: UInt64 = 0
+
+    // Waiters.
+    /// Suspended waits by waiter id.
+    var waiters: [UInt64: Waiter] = [:]
+    /// Waiter ids by the sequence number of the alert they wait for.
+    var resolutionWaiters: [UInt64: Set<UInt64>] = [:]
+    /// Waiter ids by the index they wait to be passed; they wake when the index becomes that plus one.
+    var changeWaiters: [UInt64: Set<UInt64>] = [:]
+    /// The next waiter id to hand out.
+    var nextWaiterID: UInt64 = 1
+    /// Whether `shutdown()` was called.
+    var isShutDown = false
+
+    // The timer.
+    /// Every deadline; some are stale (their alert resolved or their waiter left) and are skipped when due.
+    var deadlines = MinHeap<Deadline>()
+    /// How many entries of `deadlines` are known to be stale; the heap is rebuilt when they are most of it.
+    var staleDeadlines = 0
+    /// The instant of the one scheduled retention deadline, if any.
+    var retentionDeadline: ContinuousClock.Instant?
+    /// The task sleeping until `timerInstant`.
+    var timerTask: Task<Void, Never>?
+    /// When `timerTask` wakes.
+    var timerInstant: ContinuousClock.Instant?
+    /// Tells a waking timer task whether it is still the current one.
+    var timerGeneration: UInt64 = 0
+    /// Set while due deadlines run, so that scheduling does not start another timer meanwhile.
+    var isRunningDeadlines = false
+
+    /// Creates an empty store.
+    ///
+    /// - Parameters:
+    ///   - configuration: Limits and retention.
+    public init(configuration: Configuration = .init()) {
+        self.configuration = configuration
+    }
+
+    deinit {
+        timerTask?.cancel()
+    }
+
+    /// The change index: bumped by every create and every resolution (not by dropping old resolved alerts).
+    public var index: UInt64 { changeIndex }
+
+    /// Counts of pending and kept resolved alerts, suspended waits, and the change index.
+    public var statistics: StoreStatistics {
+        StoreStatistics(
+            pending: pendingQueue.count,
+            resolved: resolvedIndex.count,
+            waiters: waiters.count,
+            index: changeIndex
+        )
+    }
+
+    /// The alert with this id.
+    ///
+    /// - Parameters:
+    ///   - id: The alert's id.
+    /// - Throws: `AlertStoreError` `notFound` when no alert has the id, or it was resolved and dropped.
+    public func alert(_ id: AlertID) throws(AlertStoreError) -> Alert {
+        try record(id).alert
+    }
+
+    /// The sequence number and alert for an id.
+    func record(_ id: AlertID) throws(AlertStoreError) -> (sequence: UInt64, alert: Alert) {
+        guard let sequence = sequences[id], let alert = records[sequence] else { throw .notFound(id) }
+        return (sequence, alert)
+    }
+
+    /// Bumps the change index and wakes the change waiters it passes.
+    func bumpIndex() {
+        changeIndex += 1
+        guard let ids = changeWaiters.removeValue(forKey: changeIndex - 1) else { return }
+        for id in ids {
+            guard let waiter = waiters.removeValue(forKey: id) else { continue }
+            noteStaleDeadline()
+            waiter.continuation.resume(returning: .index(changeIndex))
+        }
+    }
+}

@@ -1,0 +1,60 @@
+/// An alert as a producer asks for it: unvalidated; `AlertStore.create(_:)` applies the rules.
+public struct AlertDraft: Sendable, Equatable {
+    /// The title; at least one of title and message must be non-empty.
+    public var title: String
+    /// The message.
+    public var message: String
+    /// How the alert is presented.
+    public var style: AlertStyle
+    /// An integer echoed back to the producer.
+    public var tag: Int64
+    /// The screen or queue the alert is addressed to: `[A-Za-z0-9._-]{1,64}`.
+    public var presenter: String
+    /// A flag echoed back for clients.
+    public var animated: Bool
+    /// The buttons in the order given; none means a single `OK` button.
+    public var buttons: [ButtonSpec]
+    /// Titles of buttons to make destructive.
+    public var destructive: [String]
+    /// The text fields (alert style only).
+    public var fields: [FieldSpec]
+    /// Seconds after which the alert expires as its cancel button, or `nil` for never.
+    public var timeout: Double?
+
+    /// Creates a draft; the defaults are the contract's.
+    ///
+    /// - Parameters:
+    ///   - title: The title.
+    ///   - message: The message.
+    ///   - style: How the alert is presented.
+    ///   - tag: An integer echoed back.
+    ///   - presenter: The screen or queue it is addressed to.
+    ///   - animated: A flag echoed back.
+    ///   - buttons: The buttons in the order given.
+    ///   - destructive: Titles of buttons to make destructive.
+    ///   - fields: The text fields.
+    ///   - timeout: Seconds until it expires, or `nil`.
+    public init(
+        title: String = "",
+        message: String = "",
+        style: AlertStyle = .alert,
+        tag: Int64 = 0,
+        presenter: String = "root",
+        animated: Bool = true,
+        buttons: [ButtonSpec] = [],
+        destructive: [String] = [],
+        fields: [FieldSpec] = [],
+        timeout: Double? = nil
+    ) {
+        self.title = title
+        self.message = message
+        self.style = style
+        self.tag = tag
+        self.presenter = presenter
+        self.animated = animated
+        self.buttons = buttons
+        self.destructive = destructive
+        self.fields = fields
+        self.timeout = timeout
+    }
+}

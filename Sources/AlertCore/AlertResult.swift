@@ -1,0 +1,42 @@
+import Foundation
+
+/// The completion of an alert: which button, what text, how and when.
+public struct AlertResult: Sendable, Equatable {
+    /// The index of the chosen button in the alert's `buttons`.
+    public var buttonIndex: Int
+    /// The title of the chosen button.
+    public var buttonTitle: String
+    /// `false` when the chosen button is the cancel button, else `true`.
+    public var ok: Bool
+    /// One string per field, in field order; empty for an action sheet.
+    public var values: [String]
+    /// How the alert was resolved.
+    public var resolution: Resolution
+    /// When the alert was resolved.
+    public var resolvedAt: Date
+
+    /// Creates a result.
+    ///
+    /// - Parameters:
+    ///   - buttonIndex: The index of the chosen button.
+    ///   - buttonTitle: The title of the chosen button.
+    ///   - ok: Whether the chosen button is not the cancel button.
+    ///   - values: One string per field.
+    ///   - resolution: How the alert was resolved.
+    ///   - resolvedAt: When the alert was resolved.
+    public init(
+        buttonIndex: Int,
+        buttonTitle: String,
+        ok: Bool,
+        values: [String],
+        resolution: Resolution,
+        resolvedAt: Date
+    ) {
+        self.buttonIndex = buttonIndex
+        self.buttonTitle = buttonTitle
+        self.ok = ok
+        self.values = values
+        self.resolution = resolution
+        self.resolvedAt = resolvedAt
+    }
+}

@@ -1,0 +1,80 @@
+extension AlertStore {
+    /// Resolves a pending alert with a responder's choice.
+    ///
+    /// - Parameters:
+    ///   - id: The alert's id.
+    ///   - answer: The button chosen and the values typed (`nil` values means each field's text).
+    /// - Returns: The result, with resolution `answered`.
+    /// - Throws: `AlertStoreError` `notFound`; `alreadyResolved` with the winning result; `invalid` for an
+    ///   index out of range (`/buttonIndex`), an unknown title (`/button`), or wrong values (`/values`).
+    public func answer(_ id: AlertID, with answer: AnswerDraft) throws(AlertStoreError) -> AlertResult {
+        let (sequence, alert) = try pendingRecord(id)
+        var issues: [FieldIssue] = []
+        let buttonIndex = Self.buttonIndex(for: answer.choice, in: alert, issues: &issues)
+        let values = Self.values(answer.values, for: alert, limit: configuration.limits.fieldText, issues: &issues)
+        guard let buttonIndex, issues.isEmpty else { throw .invalid(issues) }
+        return resolve(sequence, buttonIndex: buttonIndex, values: values, resolution: .answered)
+    }
+
+    /// Withdraws a pending alert: it resolves as its cancel button (or its only button) with each field's text.
+    ///
+    /// - Parameters:
+    ///   - id: The alert's id.
+    /// - Returns: The result, with resolution `dismissed`.
+    /// - Throws: `AlertStoreError` `notFound`, or `alreadyResolved` with the winning result.
+    public func dismiss(_ id: AlertID) throws(AlertStoreError) -> AlertResult {
+        let (sequence, alert) = try pendingRecord(id)
+        return resolveAsCancel(sequence, alert: alert, resolution: .dismissed)
+    }
+
+    /// The sequence number and alert for an id, if it is still pending.
+    func pendingRecord(_ id: AlertID) throws(AlertStoreError) -> (sequence: UInt64, alert: Alert) {
+        let (sequence, alert) = try record(id)
+        if let result = alert.result { throw .alreadyResolved(result, id: id) }
+        return (sequence, alert)
+    }
+
+    /// The index of the chosen button, or `nil` after appending an issue.
+    private static func buttonIndex(for choice: ButtonChoice, in alert: Alert, issues: inout [FieldIssue]) -> Int? {
+        switch choice {
+        case .index(let index):
+            if alert.buttons.indices.contains(index) { return index }
+            let last = alert.buttons.count - 1
+            let range = last == 0 ? "its only button is 0" : "its buttons are 0 to \(last)"
+            issues.append(FieldIssue(pointer: "/buttonIndex", detail: "buttonIndex \(index) is out of range; \(range)"))
+        case .title(let title):
+            if let button = alert.buttons.first(where: { $0.title == title }) { return button.index }
+            let known = alert.buttons.map { "'\($0.title)'" }.joined(separator: ", ")
+            let detail = "no button is titled '\(title)'; the buttons are \(known)"
+            issues.append(FieldIssue(pointer: "/button", detail: detail))
+        }
+        return nil
+    }
+
+    /// The values to record: the given ones when valid, or each field's text when none are given.
+    private static func values(
+        _ given: [String]?,
+        for alert: Alert,
+        limit: Int,
+        issues: inout [FieldIssue]
+    ) -> [String] {
+        guard let given else { return alert.fields.map(\.text) }
+        guard given.count == alert.fields.count else {
+            let expected = switch alert.fields.count {
+            case 0: "this alert has no fields, so values must be empty or left out"
+            case 1: "this alert has 1 field, so exactly 1 value is expected"
+            default: "this alert has \(alert.fields.count) fields, so exactly \(alert.fields.count) are expected"
+            }
+            let got = given.count == 1 ? "1 value given" : "\(given.count) values given"
+            issues.append(FieldIssue(pointer: "/values", detail: "\(got); \(expected)"))
+            return given
+        }
+        for (index, value) in given.enumerated() where value.count > limit {
+            issues.append(FieldIssue(
+                pointer: "/values/\(index)",
+                detail: "value \(index) is \(value.count) characters; at most \(limit) are allowed"
+            ))
+        }
+        return given
+    }
+}

@@ -1,0 +1,45 @@
+import Foundation
+
+extension AlertStore {
+    /// Applies the rules to a draft and stores the alert as pending.
+    ///
+    /// - Parameters:
+    ///   - draft: The alert as the producer asked for it.
+    /// - Returns: The alert with normalized buttons and fields, `createdAt` now and `expiresAt` now + timeout.
+    /// - Throws: `AlertStoreError` `invalid` listing every broken rule, or `tooManyPending` when `maxPending`
+    ///   alerts are pending.
+    public func create(_ draft: AlertDraft) throws(AlertStoreError) -> Alert {
+        let normalized = try draft.normalized(limits: configuration.limits)
+        guard pendingQueue.count < configuration.maxPending else {
+            throw .tooManyPending(limit: configuration.maxPending)
+        }
+        var id = AlertID.random()
+        while sequences[id] != nil { id = .random() }
+        let sequence = nextSequence
+        nextSequence += 1
+        let now = Date()
+        let alert = Alert(
+            id: id,
+            sequence: sequence,
+            title: draft.title,
+            message: draft.message,
+            style: draft.style,
+            tag: draft.tag,
+            presenter: draft.presenter,
+            animated: draft.animated,
+            buttons: normalized.buttons,
+            fields: normalized.fields,
+            createdAt: now,
+            expiresAt: draft.timeout.map { now.addingTimeInterval($0) }
+        )
+        records[sequence] = alert
+        sequences[id] = sequence
+        pendingQueue.append(sequence)
+        presenterQueues[draft.presenter, default: ArrivalQueue()].append(sequence)
+        if let timeout = draft.timeout {
+            schedule(Deadline(instant: .now + .seconds(timeout), kind: .expiry(sequence)))
+        }
+        bumpIndex()
+        return alert
+    }
+}

@@ -1,0 +1,79 @@
+import Foundation
+
+extension AlertStore {
+    /// Resolves a pending alert as its cancel button (or its only button), with each field's text.
+    func resolveAsCancel(_ sequence: UInt64, alert: Alert, resolution: Resolution) -> AlertResult {
+        let buttonIndex = alert.cancelButton?.index ?? 0
+        return resolve(sequence, buttonIndex: buttonIndex, values: alert.fields.map(\.text), resolution: resolution)
+    }
+
+    /// Records the result of a pending alert, unindexes it, bumps the change index, wakes its waiters once,
+    /// and applies retention.
+    ///
+    /// - Parameters:
+    ///   - sequence: The pending alert's sequence number.
+    ///   - buttonIndex: A valid index into its buttons.
+    ///   - values: One value per field.
+    ///   - resolution: How it resolved.
+    func resolve(_ sequence: UInt64, buttonIndex: Int, values: [String], resolution: Resolution) -> AlertResult {
+        guard var alert = records[sequence], alert.result == nil else {
+            preconditionFailure("resolve(\(sequence)) of an alert that is not pending")
+        }
+        let button = alert.buttons[buttonIndex]
+        let result = AlertResult(
+            buttonIndex: button.index,
+            buttonTitle: button.title,
+            ok: button.style != .cancel,
+            values: values,
+            resolution: resolution,
+            resolvedAt: Date()
+        )
+        alert.result = result
+        records[sequence] = alert
+        pendingQueue.remove(sequence)
+        presenterQueues[alert.presenter]?.remove(sequence)
+        if presenterQueues[alert.presenter]?.isEmpty == true {
+            presenterQueues[alert.presenter] = nil
+        }
+        if alert.expiresAt != nil && resolution != .expired {
+            noteStaleDeadline()
+        }
+        resolvedIndex.insert(sequence, at: .now)
+        bumpIndex()
+        if let ids = resolutionWaiters.removeValue(forKey: sequence) {
+            for id in ids {
+                guard let waiter = waiters.removeValue(forKey: id) else { continue }
+                noteStaleDeadline()
+                waiter.continuation.resume(returning: .alert(alert))
+            }
+        }
+        while resolvedIndex.count > max(configuration.maxResolved, 0) {
+            dropOldestResolved()
+        }
+        scheduleRetention()
+        return result
+    }
+
+    /// Forgets the resolved alert resolved longest ago.
+    func dropOldestResolved() {
+        guard let entry = resolvedIndex.removeOldest(), let alert = records.removeValue(forKey: entry.sequence) else {
+            return
+        }
+        sequences[alert.id] = nil
+    }
+
+    /// Drops every resolved alert whose retention has passed by `now`.
+    func purgeRetained(now: ContinuousClock.Instant) {
+        while let oldest = resolvedIndex.oldest, oldest.instant + configuration.retention <= now {
+            dropOldestResolved()
+        }
+    }
+
+    /// Schedules the retention deadline of the oldest resolved alert, unless one is scheduled already.
+    func scheduleRetention() {
+        guard retentionDeadline == nil, let oldest = resolvedIndex.oldest else { return }
+        let instant = oldest.instant + configuration.retention
+        retentionDeadline = instant
+        schedule(Deadline(instant: instant, kind: .retention))
+    }
+}

@@ -1,0 +1,88 @@
+/// Why an `AlertStore` operation failed: a kind to switch on, plus the details that kind carries.
+public struct AlertStoreError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// What went wrong, broadly; each kind has one HTTP meaning.
+    public enum Kind: Sendable, Hashable {
+        /// No alert has this id (or it was resolved and dropped by retention).
+        case notFound
+        /// The alert is already resolved; `result` holds the result that won.
+        case alreadyResolved
+        /// The request breaks the rules; `issues` names each problem.
+        case invalid
+        /// Too many alerts are pending; answer or dismiss some first.
+        case tooManyPending
+        /// The store is shutting down and no longer waits.
+        case shuttingDown
+    }
+
+    /// What went wrong, broadly.
+    public let kind: Kind
+    /// The result that won, for `alreadyResolved`.
+    public let result: AlertResult?
+    /// Each problem with the request, for `invalid`.
+    public let issues: [FieldIssue]
+    /// A sentence for people, such as "alert X is already resolved (answered)".
+    public let message: String
+
+    /// Creates an error; prefer the static constructors.
+    ///
+    /// - Parameters:
+    ///   - kind: What went wrong.
+    ///   - message: A sentence for people.
+    ///   - result: The result that won, for `alreadyResolved`.
+    ///   - issues: The problems, for `invalid`.
+    public init(kind: Kind, message: String, result: AlertResult? = nil, issues: [FieldIssue] = []) {
+        self.kind = kind
+        self.message = message
+        self.result = result
+        self.issues = issues
+    }
+
+    /// The message.
+    public var description: String { message }
+
+    /// No alert has this id.
+    ///
+    /// - Parameters:
+    ///   - id: The id asked for.
+    public static func notFound(_ id: AlertID) -> AlertStoreError {
+        AlertStoreError(kind: .notFound, message: "no alert has id '\(id)'")
+    }
+
+    /// The alert is already resolved.
+    ///
+    /// - Parameters:
+    ///   - result: The result that won.
+    ///   - id: The alert's id, for the message.
+    public static func alreadyResolved(_ result: AlertResult, id: AlertID? = nil) -> AlertStoreError {
+        let subject = id.map { "alert \($0)" } ?? "the alert"
+        let message = "\(subject) is already resolved (\(result.resolution.rawValue))"
+        return AlertStoreError(kind: .alreadyResolved, message: message, result: result)
+    }
+
+    /// The request breaks the rules.
+    ///
+    /// - Parameters:
+    ///   - issues: Each problem, in the order the rules found them.
+    public static func invalid(_ issues: [FieldIssue]) -> AlertStoreError {
+        let message = switch issues.count {
+        case 0: "the request is invalid"
+        case 1: issues[0].detail
+        default: "\(issues.count) problems: " + issues.map(\.detail).joined(separator: "; ")
+        }
+        return AlertStoreError(kind: .invalid, message: message, issues: issues)
+    }
+
+    /// Too many alerts are pending.
+    ///
+    /// - Parameters:
+    ///   - limit: How many pending alerts the store allows.
+    public static func tooManyPending(limit: Int) -> AlertStoreError {
+        let message = "\(limit) alerts are pending, the most this server keeps; answer or dismiss some first"
+        return AlertStoreError(kind: .tooManyPending, message: message)
+    }
+
+    /// The store is shutting down.
+    public static var shuttingDown: AlertStoreError {
+        AlertStoreError(kind: .shuttingDown, message: "the server is shutting down; try again shortly")
+    }
+}

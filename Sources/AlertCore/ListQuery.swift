@@ -1,0 +1,31 @@
+/// Which alerts `AlertStore.list(_:)` returns.
+public struct ListQuery: Sendable, Equatable {
+    /// Which alerts by state.
+    public enum StateFilter: String, Sendable, CaseIterable {
+        /// Alerts waiting for an answer.
+        case pending
+        /// Resolved alerts still kept.
+        case resolved
+        /// Both, merged by creation order.
+        case all
+    }
+
+    /// Which alerts by state.
+    public var state: StateFilter
+    /// Only alerts addressed to this presenter, or all presenters when `nil`.
+    public var presenter: String?
+    /// At most this many alerts; the store honours any value (zero or less gives none).
+    public var limit: Int
+
+    /// Creates a query.
+    ///
+    /// - Parameters:
+    ///   - state: Which alerts by state.
+    ///   - presenter: Only alerts addressed to this presenter; `nil` for all.
+    ///   - limit: At most this many alerts.
+    public init(state: StateFilter = .pending, presenter: String? = nil, limit: Int = 100) {
+        self.state = state
+        self.presenter = presenter
+        self.limit = limit
+    }
+}
