@@ -6,6 +6,8 @@ let package = Package(
     platforms: [.macOS(.v14)],
     products: [
         .executable(name: "alertd", targets: ["alertd"]),
+        .executable(name: "alertctl", targets: ["alertctl"]),
+        .library(name: "AlertClient", targets: ["AlertClient"]),
         .library(name: "AlertCore", targets: ["AlertCore"]),
         .library(name: "MicroHTTP", targets: ["MicroHTTP"]),
     ],
@@ -28,6 +30,16 @@ let package = Package(
         ),
         .executableTarget(name: "alertd", dependencies: ["AlertAPI"]),
 
+        // The seeds' AlertController API over HTTP; no server types, only JSON.
+        .target(name: "AlertClient"),
+        // C: ncurses with wide characters (Debian: libncurses-dev), for the dashboard.
+        .systemLibrary(
+            name: "CNCurses",
+            pkgConfig: "ncursesw",
+            providers: [.apt(["libncurses-dev"])]
+        ),
+        .executableTarget(name: "alertctl", dependencies: ["AlertClient", "CNCurses"]),
+
         // Build tool: embeds the top-level openapi.yaml into AlertAPI so the server serves the spec it ships with.
         .executableTarget(name: "embed-resource", path: "Sources/embed-resource"),
         .plugin(name: "EmbedResource", capability: .buildTool(), dependencies: ["embed-resource"]),
@@ -37,6 +49,8 @@ let package = Package(
         .testTarget(name: "MicroHTTPTests", dependencies: ["MicroHTTP", "HTTPTestSupport"]),
         .testTarget(name: "AlertCoreTests", dependencies: ["AlertCore"]),
         .testTarget(name: "AlertAPITests", dependencies: ["AlertAPI", "AlertCore", "MicroHTTP", "HTTPTestSupport"]),
+        .testTarget(name: "AlertClientTests", dependencies: ["AlertClient", "AlertAPI", "HTTPTestSupport"]),
+        .testTarget(name: "AlertctlTests", dependencies: ["AlertAPI", "HTTPTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )
