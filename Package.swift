@@ -32,12 +32,9 @@ let package = Package(
 
         // The seeds' AlertController API over HTTP; no server types, only JSON.
         .target(name: "AlertClient"),
-        // C: ncurses with wide characters (Debian: libncurses-dev), for the dashboard.
-        .systemLibrary(
-            name: "CNCurses",
-            pkgConfig: "ncursesw",
-            providers: [.apt(["libncurses-dev"])]
-        ),
+        // C: ncurses with wide characters (Debian: libncurses-dev), for the dashboard. No pkgConfig:
+        // ncursesw's .pc adds feature macros SwiftPM refuses; the header path is the standard one.
+        .systemLibrary(name: "CNCurses"),
         .executableTarget(name: "alertctl", dependencies: ["AlertClient", "CNCurses"]),
 
         // Build tool: embeds the top-level openapi.yaml into AlertAPI so the server serves the spec it ships with.

@@ -5,6 +5,10 @@ public enum HTTPReply: Sendable {
     /// Suspend the connection, run the work on the Swift concurrency pool, then resume
     /// the connection and queue what it returns. No thread waits meanwhile.
     case deferred(@Sendable () async -> HTTPResponse)
+    /// Send `head` (status and headers) now, then a body produced by `producer` as it goes,
+    /// chunked. The producer runs on the Swift concurrency pool; the stream ends when it calls
+    /// `finish`, when the client leaves (writes answer `.closed`), or when the server stops.
+    case stream(HTTPResponse, @Sendable (HTTPBodyStream) async -> Void)
 }
 
 /// Failures the transport answers itself, before or instead of the handler.

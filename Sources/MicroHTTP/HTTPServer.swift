@@ -51,7 +51,8 @@ public final class HTTPServer: Sendable {
         guard var address = SocketAddress(host: configuration.host, port: configuration.port) else {
             throw HTTPServerError.badAddress(configuration.host)
         }
-        core = ServerCore(handler: handler, maxBodySize: configuration.maxBodySize)
+        core = ServerCore(handler: handler, maxBodySize: configuration.maxBodySize,
+                          streamBufferLimit: configuration.streamBufferLimit)
         host = configuration.host
         let connectionLimit = HTTPServer.fitToFileLimit(configuration.connectionLimit)
         self.connectionLimit = connectionLimit
@@ -88,6 +89,7 @@ public final class HTTPServer: Sendable {
     deinit {
         if lifecycle.withLock({ $0 }) != .stopped {
             forceAnswerSuspended()
+            core.finishStreams()
             MHD_stop_daemon(daemon.pointer)
         }
     }
@@ -100,6 +102,11 @@ public final class HTTPServer: Sendable {
     /// Requests whose connection is suspended, waiting for deferred work.
     public var suspendedRequests: Int {
         core.state.withLock { $0.suspended.count }
+    }
+
+    /// Streamed responses still open.
+    public var openStreams: Int {
+        core.state.withLock { $0.streams.count }
     }
 
     /// Stops accepting connections; requests already received are still answered, each
@@ -123,9 +130,12 @@ public final class HTTPServer: Sendable {
     public func shutdown(grace: Duration = .seconds(10)) async {
         beginDraining()
         let deadline = ContinuousClock.now.advanced(by: grace)
-        await waitUntil(deadline) { $0.suspended.isEmpty && $0.inFlight == 0 }
+        await waitUntil(deadline) { $0.suspended.isEmpty && $0.streams.isEmpty && $0.inFlight == 0 }
         forceAnswerSuspended()
-        await waitUntil(ContinuousClock.now.advanced(by: .seconds(2))) { $0.suspended.isEmpty && $0.inFlight == 0 }
+        core.finishStreams()
+        await waitUntil(ContinuousClock.now.advanced(by: .seconds(2))) {
+            $0.suspended.isEmpty && $0.streams.isEmpty && $0.inFlight == 0
+        }
         let first = lifecycle.withLock { state -> Bool in
             guard state != .stopped else { return false }
             state = .stopped

@@ -15,6 +15,8 @@ public struct HTTPServerConfiguration: Sendable {
     public var idleTimeout: Int = 30
     /// Largest request body accepted; larger ones get the handler's 413.
     public var maxBodySize: Int = 64 * 1024
+    /// Bytes a streamed response may buffer for a slow client before writes answer `.full`.
+    public var streamBufferLimit: Int = 256 * 1024
     /// Pending connections the kernel queues before `accept`.
     public var listenBacklog: Int = 1024
 

@@ -38,6 +38,22 @@ enum MHDCallbacks {
     }
 }
 
+extension MHDCallbacks {
+    /// `MHD_ContentReaderCallback` of a streamed body.
+    static let readStream: MHD_ContentReaderCallback = { cls, _, buffer, max in
+        guard let cls, let buffer else { return -2 }
+        return Unmanaged<HTTPBodyStream>.fromOpaque(cls).takeUnretainedValue().read(into: buffer, max: max)
+    }
+
+    /// `MHD_ContentReaderFreeCallback` of a streamed body: releases the retain taken when queuing.
+    static let releaseStream: MHD_ContentReaderFreeCallback = { cls in
+        guard let cls else { return }
+        let stream = Unmanaged<HTTPBodyStream>.fromOpaque(cls)
+        stream.takeUnretainedValue().markClosed()
+        stream.release()
+    }
+}
+
 /// Receives key/value pairs from `MHD_get_connection_values_n` during one synchronous call.
 final class KeyValueCollector {
     var pairs: [(String, String)] = []

@@ -7,6 +7,8 @@ final class ServerCore: Sendable {
     struct State {
         /// Requests whose connection is suspended, waiting for deferred work.
         var suspended: [ObjectIdentifier: ConnectionContext] = [:]
+        /// Streamed responses still open.
+        var streams: [ObjectIdentifier: HTTPBodyStream] = [:]
         /// Requests between their first handler call and their completion callback.
         var inFlight = 0
         /// Set once shutdown starts: every response then closes its connection.
@@ -15,11 +17,13 @@ final class ServerCore: Sendable {
 
     let handler: any HTTPHandler
     let maxBodySize: Int
+    let streamBufferLimit: Int
     let state = Mutex(State())
 
-    init(handler: any HTTPHandler, maxBodySize: Int) {
+    init(handler: any HTTPHandler, maxBodySize: Int, streamBufferLimit: Int) {
         self.handler = handler
         self.maxBodySize = maxBodySize
+        self.streamBufferLimit = streamBufferLimit
     }
 
     /// The access handler; see `MHDCallbacks.access`.
@@ -106,7 +110,41 @@ final class ServerCore: Sendable {
                 self.resume(request, with: response)
             }
             return .YES
+        case .stream(let head, let producer):
+            request.phase = .answered
+            return startStream(head, producer, on: connection)
         }
+    }
+
+    /// Queues a chunked response whose body `producer` writes, then starts the producer.
+    private func startStream(
+        _ head: HTTPResponse, _ producer: @escaping @Sendable (HTTPBodyStream) async -> Void,
+        on connection: OpaquePointer
+    ) -> MHD_Result {
+        let stream = HTTPBodyStream(connection: connection, limit: streamBufferLimit) { [weak self] closed in
+            self?.state.withLock { _ = $0.streams.removeValue(forKey: ObjectIdentifier(closed)) }
+        }
+        let context = Unmanaged.passRetained(stream).toOpaque()
+        guard let response = MHD_create_response_from_callback(
+            UInt64.max, 4096, MHDCallbacks.readStream, context, MHDCallbacks.releaseStream)
+        else {
+            Unmanaged<HTTPBodyStream>.fromOpaque(context).release()
+            return .NO
+        }
+        defer { MHD_destroy_response(response) }
+        for field in head.headers {
+            MHD_add_response_header(response, field.name, field.value)
+        }
+        state.withLock { $0.streams[ObjectIdentifier(stream)] = stream }
+        let queued = MHD_queue_response(connection, UInt32(head.status), response)
+        Task { await producer(stream) }
+        return queued
+    }
+
+    /// Ends every open stream (at shutdown): each sends what it buffered, then closes.
+    func finishStreams() {
+        let open = state.withLock { Array($0.streams.values) }
+        for stream in open { stream.finish() }
     }
 
     /// Stores the reply and resumes the suspended connection, once.

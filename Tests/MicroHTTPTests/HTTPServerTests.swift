@@ -110,6 +110,30 @@ struct HTTPServerTests {
         #expect(server.suspendedRequests == 0)
     }
 
+    @Test("a streamed body arrives chunked, piece by piece, and ends when the producer finishes")
+    func streamed() async throws {
+        try await withEchoServer { server in
+            let response = try await RawHTTP.exchange(RawHTTP.request("GET", "/stream?n=5"), port: server.port)
+            #expect(response.status == 200)
+            #expect(response.headers["transfer-encoding"] == "chunked")
+            for index in 0..<5 { #expect(response.text.contains("data: \(index)\n\n")) }
+            #expect(response.text.contains("data: end"))
+            #expect(server.openStreams == 0)
+        }
+    }
+
+    @Test("shutdown ends open streams instead of aborting on their suspended connections")
+    func shutdownEndsStreams() async throws {
+        var configuration = HTTPServerConfiguration()
+        configuration.port = 0
+        let server = try HTTPServer(configuration: configuration, handler: EchoHandler())
+        async let endless = RawHTTP.exchange(RawHTTP.request("GET", "/stream?n=0"), port: server.port, timeout: 10)
+        while server.openStreams == 0 { try await Task.sleep(for: .milliseconds(5)) }
+        await server.shutdown(grace: .milliseconds(200))
+        #expect(try await endless.status == 200)
+        #expect(server.openStreams == 0)
+    }
+
     @Test("the connection limit is set explicitly and fitted to the file limit")
     func connectionLimit() async throws {
         try await withEchoServer({ $0.connectionLimit = 5000 }) { server in

@@ -8,6 +8,17 @@ struct EchoHandler: HTTPHandler {
         let query = request.query.map { "\($0.name)=\($0.value)" }.joined(separator: "&")
         let text = "\(request.method) \(request.path) ?\(query) body=\(request.body.count)"
         let response = HTTPResponse.text(200, text)
+        if request.path == "/stream" {
+            let count = request.queryValue("n").flatMap(Int.init) ?? 3
+            return .stream(HTTPResponse(status: 200, headers: ["Content-Type": "text/event-stream"])) { stream in
+                for index in 0..<count {
+                    try? await Task.sleep(for: .milliseconds(20))
+                    stream.write(Array("data: \(index)\n\n".utf8))
+                }
+                if count > 0 { stream.finish(with: Array("data: end\n\n".utf8)) }
+                // count == 0: an endless stream, ended only by the server's shutdown.
+            }
+        }
         if request.path == "/never" {
             return .deferred {
                 try? await Task.sleep(for: .seconds(3600))

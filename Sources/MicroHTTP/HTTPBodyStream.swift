@@ -1,0 +1,107 @@
+import CMicroHTTPD
+import Synchronization
+
+/// The writing end of a response body sent as it is produced (chunked), such as a
+/// Server-Sent Events stream. While nothing is buffered the connection is suspended, so an
+/// idle stream holds no thread; a write resumes it.
+///
+/// `@unchecked Sendable` invariant: `connection` is only used to suspend (from libmicrohttpd's
+/// content-reader callback, its own thread) and to resume (from any thread, which
+/// libmicrohttpd allows); the `suspended` flag behind `state`'s mutex makes each resume
+/// follow exactly one suspend. Every other field lives behind the mutex.
+public final class HTTPBodyStream: @unchecked Sendable {
+    /// What became of a write.
+    public enum WriteResult: Sendable, Equatable {
+        /// Buffered; it will be sent.
+        case written
+        /// The buffer limit would be exceeded: the client reads too slowly.
+        case full
+        /// The client went away or the stream was finished.
+        case closed
+    }
+
+    struct State {
+        var buffer: [UInt8] = []
+        var sent = 0
+        var finished = false
+        var closed = false
+        var suspended = false
+        var pending: Int { buffer.count - sent }
+    }
+
+    private let state = Mutex(State())
+    private let connection: OpaquePointer
+    /// Most bytes buffered for a client before writes answer `.full`.
+    public let limit: Int
+
+    private let onClose: @Sendable (HTTPBodyStream) -> Void
+
+    init(connection: OpaquePointer, limit: Int, onClose: @escaping @Sendable (HTTPBodyStream) -> Void) {
+        self.connection = connection
+        self.limit = limit
+        self.onClose = onClose
+    }
+
+    /// Buffers `bytes` for sending.
+    /// - Parameter bytes: the next piece of the body.
+    /// - Returns: `.full` (nothing buffered) when the client has not read enough of what was sent before.
+    @discardableResult
+    public func write(_ bytes: [UInt8]) -> WriteResult {
+        append(bytes, force: false)
+    }
+
+    /// Buffers a last piece even past the limit, then finishes the stream.
+    /// - Parameter bytes: the final piece (for example an event saying why the stream ends).
+    public func finish(with bytes: [UInt8] = []) {
+        append(bytes, force: true, finish: true)
+    }
+
+    /// Whether the client is gone or the stream finished; writes then answer `.closed`.
+    public var isClosed: Bool {
+        state.withLock { $0.closed || $0.finished }
+    }
+
+    @discardableResult
+    private func append(_ bytes: [UInt8], force: Bool, finish: Bool = false) -> WriteResult {
+        let (result, resume) = state.withLock { state -> (WriteResult, Bool) in
+            guard !state.closed, !state.finished else { return (.closed, false) }
+            if !force, state.pending + bytes.count > limit { return (.full, false) }
+            if state.sent > 0, state.sent >= state.buffer.count / 2 {
+                state.buffer.removeFirst(state.sent)
+                state.sent = 0
+            }
+            state.buffer.append(contentsOf: bytes)
+            if finish { state.finished = true }
+            let resume = state.suspended
+            state.suspended = false
+            return (.written, resume)
+        }
+        if resume { MHD_resume_connection(connection) }
+        return result
+    }
+
+    /// libmicrohttpd asks for the next bytes: copy what is buffered, end the stream, or
+    /// suspend the connection until the next write.
+    func read(into target: UnsafeMutablePointer<CChar>, max: Int) -> Int {
+        state.withLock { state in
+            if state.pending > 0 {
+                let count = min(max, state.pending)
+                state.buffer.withUnsafeBytes { bytes in
+                    UnsafeMutableRawPointer(target).copyMemory(from: bytes.baseAddress! + state.sent, byteCount: count)
+                }
+                state.sent += count
+                return count
+            }
+            if state.finished || state.closed { return -1 }  // MHD_CONTENT_READER_END_OF_STREAM
+            state.suspended = true
+            MHD_suspend_connection(connection)
+            return 0
+        }
+    }
+
+    /// libmicrohttpd is done with the response: the client left or the stream ended.
+    func markClosed() {
+        state.withLock { $0.closed = true }
+        onClose(self)
+    }
+}
