@@ -74,7 +74,7 @@ struct APIHandler: HTTPHandler {
 
     /// Runs `work` on a suspended connection, turning thrown problems into responses.
     private func later(_ work: @escaping @Sendable () async throws(Problem) -> HTTPResponse) -> HTTPReply {
-        .deferred { await Self.run(work) }
+        .deferred { .response(await Self.run(work)) }
     }
 
     private static func run(_ work: @Sendable () async throws(Problem) -> HTTPResponse) async -> HTTPResponse {

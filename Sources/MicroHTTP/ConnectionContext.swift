@@ -20,7 +20,7 @@ final class ConnectionContext: @unchecked Sendable {
 
     /// What crosses threads: the reply of deferred work, and whether the connection was resumed.
     struct Handoff {
-        var reply: HTTPResponse?
+        var reply: HTTPReply?
         var resumed = false
     }
 
@@ -40,7 +40,7 @@ final class ConnectionContext: @unchecked Sendable {
     /// Stores `reply` and resumes the connection, unless that already happened.
     /// Returns false when another party resumed it first.
     @discardableResult
-    func resume(with reply: HTTPResponse) -> Bool {
+    func resume(with reply: HTTPReply) -> Bool {
         let first = hand.withLock { hand -> Bool in
             guard !hand.resumed else { return false }
             hand.reply = reply
@@ -52,7 +52,7 @@ final class ConnectionContext: @unchecked Sendable {
     }
 
     /// Takes the stored reply on the handler call that follows a resume.
-    func takeReply() -> HTTPResponse? {
+    func takeReply() -> HTTPReply? {
         hand.withLock { hand in
             defer { hand.reply = nil }
             return hand.reply

@@ -3,8 +3,8 @@ public enum HTTPReply: Sendable {
     /// Queue this response at once; the connection is never suspended.
     case response(HTTPResponse)
     /// Suspend the connection, run the work on the Swift concurrency pool, then resume
-    /// the connection and queue what it returns. No thread waits meanwhile.
-    case deferred(@Sendable () async -> HTTPResponse)
+    /// the connection and carry out the reply it returns. No thread waits meanwhile.
+    case deferred(@Sendable () async -> HTTPReply)
     /// Send `head` (status and headers) now, then a body produced by `producer` as it goes,
     /// chunked. The producer runs on the Swift concurrency pool; the stream ends when it calls
     /// `finish`, when the client leaves (writes answer `.closed`), or when the server stops.

@@ -152,7 +152,7 @@ public final class HTTPServer: Sendable {
             return Array(state.suspended.values)
         }
         let response = core.handler.response(for: .shuttingDown)
-        for request in left { request.resume(with: response) }
+        for request in left { request.resume(with: .response(response)) }
     }
 
     private func waitUntil(_ deadline: ContinuousClock.Instant, _ done: (ServerCore.State) -> Bool) async {

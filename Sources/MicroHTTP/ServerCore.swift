@@ -58,9 +58,7 @@ final class ServerCore: Sendable {
             }
             return dispatch(request, method: method, url: url)
         case .suspended:
-            request.phase = .answered
-            let reply = request.takeReply() ?? handler.response(for: .shuttingDown)
-            return queue(reply, on: connection, close: false)
+            return perform(request.takeReply() ?? .response(handler.response(for: .shuttingDown)), for: request)
         case .answered:
             uploadSize.pointee = 0
             return .YES
@@ -97,7 +95,13 @@ final class ServerCore: Sendable {
             body: request.body
         )
         request.body = []
-        switch handler.handle(message) {
+        return perform(handler.handle(message), for: request)
+    }
+
+    /// Carries out a reply: queue a response, suspend for deferred work, or start a stream.
+    private func perform(_ reply: HTTPReply, for request: ConnectionContext) -> MHD_Result {
+        let connection = request.connection
+        switch reply {
         case .response(let response):
             request.phase = .answered
             return queue(response, on: connection, close: false)
@@ -106,8 +110,8 @@ final class ServerCore: Sendable {
             state.withLock { $0.suspended[ObjectIdentifier(request)] = request }
             MHD_suspend_connection(connection)
             Task {
-                let response = await work()
-                self.resume(request, with: response)
+                let next = await work()
+                self.resume(request, with: next)
             }
             return .YES
         case .stream(let head, let producer):
@@ -148,9 +152,9 @@ final class ServerCore: Sendable {
     }
 
     /// Stores the reply and resumes the suspended connection, once.
-    func resume(_ request: ConnectionContext, with response: HTTPResponse) {
+    func resume(_ request: ConnectionContext, with reply: HTTPReply) {
         state.withLock { _ = $0.suspended.removeValue(forKey: ObjectIdentifier(request)) }
-        request.resume(with: response)
+        request.resume(with: reply)
     }
 
     func requestCompleted() {

@@ -22,13 +22,13 @@ struct EchoHandler: HTTPHandler {
         if request.path == "/never" {
             return .deferred {
                 try? await Task.sleep(for: .seconds(3600))
-                return .text(200, "woke")
+                return .response(.text(200, "woke"))
             }
         }
         guard let delay = request.queryValue("delay").flatMap(Int.init) else { return .response(response) }
         return .deferred {
             try? await Task.sleep(for: .milliseconds(delay))
-            return response
+            return .response(response)
         }
     }
 }
