@@ -1,4 +1,5 @@
 import AlertCore
+import Foundation
 import MicroHTTP
 
 /// The parameters of `GET /v1/alerts`.
@@ -9,15 +10,18 @@ struct ListRequest: Sendable {
 }
 
 extension APIHandler {
-    func create(_ draft: AlertDraft) async throws(Problem) -> HTTPResponse {
-        let alert: Alert
+    /// Creates an alert; a retry with the same `Idempotency-Key` and body answers 200 with the
+    /// same alert and `Idempotent-Replayed: true`.
+    func create(_ draft: AlertDraft, idempotencyKey: String?) async throws(Problem) -> HTTPResponse {
+        let created: (alert: Alert, replayed: Bool)
         do {
-            alert = try await store.create(draft)
+            created = try await store.create(draft, idempotencyKey: idempotencyKey)
         } catch {
             throw Problem(error)
         }
-        var response = HTTPResponse.json(201, alert: alert)
-        response.headers.add("Location", "/v1/alerts/\(alert.id.rawValue)")
+        var response = HTTPResponse.json(created.replayed ? 200 : 201, alert: created.alert)
+        response.headers.add("Location", "/v1/alerts/\(created.alert.id.rawValue)")
+        if created.replayed { response.headers.add("Idempotent-Replayed", "true") }
         return response
     }
 
@@ -56,7 +60,11 @@ extension APIHandler {
 
     func answer(_ id: AlertID, _ answer: AnswerDraft) async throws(Problem) -> HTTPResponse {
         do {
-            return .json(200, result: try await store.answer(id, with: answer))
+            let result = try await store.answer(id, with: answer)
+            if let alert = try? await store.alert(id) {
+                metrics.answered(after: result.resolvedAt.timeIntervalSince(alert.createdAt))
+            }
+            return .json(200, result: result)
         } catch {
             throw Problem(error)
         }

@@ -6,9 +6,23 @@ import MicroHTTP
 /// suspended connection.
 struct APIHandler: HTTPHandler {
     let store: AlertStore
+    let metrics: Metrics
+    let log: AccessLog
+    let webhooks: WebhookPolicy
+    /// How often an idle event stream sends a keep-alive comment.
+    let keepAlive: Duration
 
     func handle(_ request: HTTPRequest) -> HTTPReply {
+        let started = ContinuousClock.now
         let route = Route(path: request.path)
+        let requestID = Self.requestID(request.headers["x-request-id"])
+        let reply = handle(request, on: route)
+        let method = ["GET", "HEAD", "POST", "DELETE", "PUT", "PATCH", "OPTIONS"].contains(request.method)
+            ? request.method : "other"
+        return instrument(reply, id: requestID, route: route.template, method: method, started: started)
+    }
+
+    private func handle(_ request: HTTPRequest, on route: Route) -> HTTPReply {
         guard route.allows(request.method) else {
             if case .notFound = route {
                 return .response(Problem.plain(404, "Not Found", detail: "no resource at \(request.path)").response)
@@ -42,12 +56,29 @@ struct APIHandler: HTTPHandler {
         switch (route, method) {
         case (.health, _):
             return .response(.json(200, Array(#"{"status":"ok"}"#.utf8)))
+        case (.metrics, _):
+            return .deferred {
+                let text = metrics.render(await store.statistics)
+                return .response(HTTPResponse(
+                    status: 200, headers: ["Content-Type": "text/plain; version=0.0.4; charset=utf-8"],
+                    body: Array(text.utf8)))
+            }
+        case (.events, _):
+            let since = try query.uint64("since")
+            let events = EventsRequest(
+                cursor: try Self.lastEventID(request) ?? since,
+                kinds: try query.eventKinds(),
+                presenter: try query.presenter(),
+                wait: request.queryValue("wait") == nil ? nil : try query.wait()
+            )
+            return .deferred { await self.events(events) }
         case (.openAPI, _):
             return .response(HTTPResponse(status: 200, headers: ["Content-Type": "application/yaml; charset=utf-8"],
                                           body: Array(EmbeddedOpenAPI.text.utf8)))
         case (.alerts, "POST"):
-            let draft = try AlertDraft(json: try Self.parse(request.body))
-            return later { () async throws(Problem) in try await create(draft) }
+            let draft = try AlertDraft(json: try Self.parse(request.body), webhooks: webhooks)
+            let key = try Self.idempotencyKey(request)
+            return later { () async throws(Problem) in try await create(draft, idempotencyKey: key) }
         case (.alerts, _):
             let list = ListRequest(
                 query: ListQuery(state: try query.state(), presenter: try query.presenter(),

@@ -2,13 +2,15 @@ import AlertCore
 
 extension AlertDraft {
     static let members = ["title", "message", "style", "tag", "presenter", "animated", "buttons", "destructive",
-                          "fields", "timeout"]
+                          "fields", "timeout", "callback"]
 
     /// Reads a create body in any of the seeds' shapes. Type errors are collected with
     /// their JSON pointers; the store applies the rules afterwards.
-    /// - Parameter json: the parsed body.
+    /// - Parameters:
+    ///   - json: the parsed body.
+    ///   - webhooks: which `callback` URLs are allowed.
     /// - Throws: a 422 `Problem` naming every bad member.
-    init(json: JSONValue) throws(Problem) {
+    init(json: JSONValue, webhooks: WebhookPolicy) throws(Problem) {
         var reader = BodyReader()
         self.init()
         if let body = reader.object(json, at: "", allowed: Self.members) {
@@ -19,6 +21,8 @@ extension AlertDraft {
             presenter = reader.string(body["presenter"], at: "/presenter") ?? presenter
             animated = reader.bool(body["animated"], at: "/animated") ?? animated
             timeout = reader.double(body["timeout"], at: "/timeout")
+            callback = reader.string(body["callback"], at: "/callback")
+            if let callback, let problem = webhooks.problem(with: callback) { reader.fail("/callback", problem) }
             let buttonItems = reader.array(body["buttons"], at: "/buttons") ?? []
             buttons = buttonItems.enumerated().compactMap { reader.button($1, at: "/buttons/\($0)") }
             let destructiveItems = reader.array(body["destructive"], at: "/destructive") ?? []

@@ -8,14 +8,23 @@ public final class AlertdApp: Sendable {
     public let store: AlertStore
     private let server: HTTPServer
     private let configuration: AlertdConfiguration
+    private let sink: LogSink?
 
     /// Starts serving at once.
     /// - Parameter configuration: address, limits and retention.
     /// - Throws: `HTTPServerError` when the address cannot be bound.
     public init(configuration: AlertdConfiguration) throws {
         self.configuration = configuration
-        store = AlertStore(configuration: configuration.store)
-        server = try HTTPServer(configuration: configuration.http, handler: APIHandler(store: store))
+        let store = AlertStore(configuration: configuration.store)
+        self.store = store
+        sink = configuration.logDescriptor.map(LogSink.init(descriptor:))
+        let log = AccessLog(sink: sink, logRequests: configuration.logRequests)
+        let metrics = Metrics()
+        let sender = WebhookSender(store: store, metrics: metrics, log: log)
+        let handler = APIHandler(store: store, metrics: metrics, log: log, webhooks: configuration.webhooks,
+                                 keepAlive: configuration.eventKeepAlive)
+        server = try HTTPServer(configuration: configuration.http, handler: handler)
+        Task { await store.setResolutionObserver { sender.deliver($0) } }
     }
 
     /// The bound port.
@@ -36,5 +45,6 @@ public final class AlertdApp: Sendable {
         server.beginDraining()
         await store.shutdown()
         await server.shutdown(grace: configuration.shutdownGrace)
+        sink?.flush()
     }
 }

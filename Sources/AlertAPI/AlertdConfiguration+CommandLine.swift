@@ -55,6 +55,24 @@ extension AlertdConfiguration {
         Option(flag: "--retention", environment: "ALERTD_RETENTION",
                help: "seconds a resolved alert is kept (default 3600)",
                apply: integer(0...31_536_000) { $0.store.retention = .seconds($1) }),
+        Option(flag: "--event-history", environment: "ALERTD_EVENT_HISTORY",
+               help: "events kept for resuming event streams (default 10000)",
+               apply: integer(1...10_000_000) { $0.store.eventHistory = $1 }),
+        Option(flag: "--event-keepalive", environment: "ALERTD_EVENT_KEEPALIVE",
+               help: "seconds between keep-alive comments on idle event streams (default 15)",
+               apply: integer(1...3600) { $0.eventKeepAlive = .seconds($1) }),
+        Option(flag: "--webhook-allow", environment: "ALERTD_WEBHOOK_ALLOW",
+               help: "callback destinations: hosts and IPv4 CIDRs, comma-separated (default loopback)") {
+            guard let policy = WebhookPolicy(list: $1) else { return false }
+            $0.webhooks = policy
+            return true
+        },
+        Option(flag: "--access-log", environment: "ALERTD_ACCESS_LOG",
+               help: "log every request as JSON on stderr: on or off (default on)") {
+            guard $1 == "on" || $1 == "off" else { return false }
+            $0.logRequests = $1 == "on"
+            return true
+        },
         Option(flag: "--shutdown-grace", environment: "ALERTD_SHUTDOWN_GRACE",
                help: "seconds shutdown waits for in-flight requests (default 10)",
                apply: integer(0...3600) { $0.shutdownGrace = .seconds($1) }),

@@ -9,6 +9,14 @@ public struct AlertdConfiguration: Sendable {
     public var store = AlertStore.Configuration()
     /// How long shutdown waits for in-flight requests.
     public var shutdownGrace: Duration = .seconds(10)
+    /// How often an idle event stream sends a keep-alive comment.
+    public var eventKeepAlive: Duration = .seconds(15)
+    /// Which callback URLs producers may give.
+    public var webhooks = WebhookPolicy.loopback
+    /// Whether each request is logged (as JSON, on standard error).
+    public var logRequests = true
+    /// Where structured logs go: a file descriptor, or nil for none (tests).
+    public var logDescriptor: Int32? = 2
 
     /// The defaults: 127.0.0.1:8080 and the limits in `docs/DESIGN.md`.
     public init() {}

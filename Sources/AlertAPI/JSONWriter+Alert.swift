@@ -48,6 +48,21 @@ extension JSONWriter {
         key("createdAt"); write(RFC3339.format(alert.createdAt))
         key("expiresAt")
         if let expiresAt = alert.expiresAt { write(RFC3339.format(expiresAt)) } else { writeNull() }
+        key("webhook")
+        if let delivery = alert.delivery { write(delivery) } else { writeNull() }
+        endObject()
+    }
+
+    /// Writes a callback delivery: `{url, state, attempts, lastError, lastAttemptAt}`.
+    mutating func write(_ delivery: WebhookDelivery) {
+        beginObject()
+        key("url"); write(delivery.url)
+        key("state"); write(delivery.state.rawValue)
+        key("attempts"); write(delivery.attempts)
+        key("lastError")
+        if let error = delivery.lastError { write(error) } else { writeNull() }
+        key("lastAttemptAt")
+        if let at = delivery.lastAttemptAt { write(RFC3339.format(at)) } else { writeNull() }
         endObject()
     }
 

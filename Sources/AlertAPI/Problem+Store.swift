@@ -16,6 +16,11 @@ extension Problem {
             headers.add("Retry-After", "1")
         case .shuttingDown:
             self = .shuttingDown
+        case .historyGone:
+            self = .alertd(410, "history-gone", "Event history gone", detail: error.message)
+        case .keyReused:
+            self = .alertd(422, "idempotency-key-reused", "Idempotency key reused", detail: error.message)
+            errors = [Item(location: .header("Idempotency-Key"), detail: error.message)]
         }
     }
 }

@@ -9,6 +9,7 @@ struct Problem: Error, Sendable {
         enum Location: Sendable, Equatable {
             case pointer(String)
             case parameter(String)
+            case header(String)
         }
 
         var location: Location
@@ -76,6 +77,7 @@ struct Problem: Error, Sendable {
                 switch item.location {
                 case .pointer(let pointer): writer.key("pointer"); writer.write(pointer)
                 case .parameter(let name): writer.key("parameter"); writer.write(name)
+                case .header(let name): writer.key("header"); writer.write(name)
                 }
                 writer.key("detail"); writer.write(item.detail)
                 writer.endObject()

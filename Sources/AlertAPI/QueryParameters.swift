@@ -26,11 +26,30 @@ struct QueryParameters {
 
     /// `index`: the change index a blocking query waits past.
     func index() throws(Problem) -> UInt64? {
-        guard let text = request.queryValue("index") else { return nil }
+        try uint64("index")
+    }
+
+    /// An unsigned 64-bit integer parameter, or nil when absent.
+    func uint64(_ name: String) throws(Problem) -> UInt64? {
+        guard let text = request.queryValue(name) else { return nil }
         guard let value = Self.digits(text).flatMap({ UInt64($0) }) else {
-            throw .invalidParameter("index", "index must be a change index (a whole number ≥ 0); got '\(text)'")
+            throw .invalidParameter(name, "\(name) must be a whole number ≥ 0; got '\(text)'")
         }
         return value
+    }
+
+    /// `type`: a comma-separated list of event kinds; absent means all.
+    func eventKinds() throws(Problem) -> Set<AlertEvent.Kind> {
+        guard let text = request.queryValue("type") else { return [] }
+        var kinds: Set<AlertEvent.Kind> = []
+        for name in text.split(separator: ",", omittingEmptySubsequences: false) {
+            guard let kind = AlertEvent.Kind(rawValue: String(name)) else {
+                let names = AlertEvent.Kind.allCases.map(\.rawValue).joined(separator: ", ")
+                throw .invalidParameter("type", "type must be a comma-separated list of \(names); got '\(text)'")
+            }
+            kinds.insert(kind)
+        }
+        return kinds
     }
 
     /// `state`: pending (default), resolved or all.
@@ -51,7 +70,7 @@ struct QueryParameters {
         return text
     }
 
-    private static func digits(_ text: String) -> Substring? {
+    static func digits(_ text: String) -> Substring? {
         !text.isEmpty && text.utf8.count <= 20 && text.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }) ? text[...] : nil
     }
 }

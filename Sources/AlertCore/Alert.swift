@@ -28,6 +28,8 @@ public struct Alert: Sendable, Equatable {
     public var createdAt: Date
     /// When the alert expires, or `nil` when it has no timeout.
     public var expiresAt: Date?
+    /// Where the result is POSTed when the alert resolves, and how that is going; `nil` without a callback.
+    public var delivery: WebhookDelivery?
 
     /// Creates an alert as it is, without applying any rule (the store applies them in `create`).
     ///
@@ -45,6 +47,7 @@ public struct Alert: Sendable, Equatable {
     ///   - result: The completion, or `nil` while pending.
     ///   - createdAt: When it was created.
     ///   - expiresAt: When it expires, or `nil`.
+    ///   - delivery: The callback delivery, or `nil` without a callback.
     public init(
         id: AlertID,
         sequence: UInt64,
@@ -58,7 +61,8 @@ public struct Alert: Sendable, Equatable {
         fields: [AlertField],
         result: AlertResult? = nil,
         createdAt: Date,
-        expiresAt: Date? = nil
+        expiresAt: Date? = nil,
+        delivery: WebhookDelivery? = nil
     ) {
         self.id = id
         self.sequence = sequence
@@ -73,6 +77,7 @@ public struct Alert: Sendable, Equatable {
         self.result = result
         self.createdAt = createdAt
         self.expiresAt = expiresAt
+        self.delivery = delivery
     }
 
     /// `pending` until the alert has a result, then `resolved`.

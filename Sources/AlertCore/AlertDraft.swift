@@ -20,6 +20,8 @@ public struct AlertDraft: Sendable, Equatable {
     public var fields: [FieldSpec]
     /// Seconds after which the alert expires as its cancel button, or `nil` for never.
     public var timeout: Double?
+    /// A URL to POST the alert to once it resolves (checked against allowed destinations by the caller).
+    public var callback: String?
 
     /// Creates a draft; the defaults are the contract's.
     ///
@@ -34,6 +36,7 @@ public struct AlertDraft: Sendable, Equatable {
     ///   - destructive: Titles of buttons to make destructive.
     ///   - fields: The text fields.
     ///   - timeout: Seconds until it expires, or `nil`.
+    ///   - callback: A URL to POST the alert to once it resolves, or `nil`.
     public init(
         title: String = "",
         message: String = "",
@@ -44,7 +47,8 @@ public struct AlertDraft: Sendable, Equatable {
         buttons: [ButtonSpec] = [],
         destructive: [String] = [],
         fields: [FieldSpec] = [],
-        timeout: Double? = nil
+        timeout: Double? = nil,
+        callback: String? = nil
     ) {
         self.title = title
         self.message = message
@@ -56,5 +60,6 @@ public struct AlertDraft: Sendable, Equatable {
         self.destructive = destructive
         self.fields = fields
         self.timeout = timeout
+        self.callback = callback
     }
 }

@@ -30,7 +30,8 @@ extension AlertStore {
             buttons: normalized.buttons,
             fields: normalized.fields,
             createdAt: now,
-            expiresAt: draft.timeout.map { now.addingTimeInterval($0) }
+            expiresAt: draft.timeout.map { now.addingTimeInterval($0) },
+            delivery: draft.callback.map(WebhookDelivery.init(url:))
         )
         records[sequence] = alert
         sequences[id] = sequence
@@ -39,7 +40,8 @@ extension AlertStore {
         if let timeout = draft.timeout {
             schedule(Deadline(instant: .now + .seconds(timeout), kind: .expiry(sequence)))
         }
-        bumpIndex()
+        createdCount += 1
+        bumpIndex(.created, alert)
         return alert
     }
 }

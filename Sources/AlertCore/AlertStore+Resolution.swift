@@ -39,7 +39,9 @@ extension AlertStore {
             noteStaleDeadline()
         }
         resolvedIndex.insert(sequence, at: .now)
-        bumpIndex()
+        resolutionCounts[resolution, default: 0] += 1
+        bumpIndex(AlertEvent.Kind(resolution), alert)
+        if alert.delivery != nil { resolutionObserver?(alert) }
         if let ids = resolutionWaiters.removeValue(forKey: sequence) {
             for id in ids {
                 guard let waiter = waiters.removeValue(forKey: id) else { continue }
@@ -60,6 +62,9 @@ extension AlertStore {
             return
         }
         sequences[alert.id] = nil
+        if let key = keysBySequence.removeValue(forKey: entry.sequence) {
+            idempotencyKeys[key] = nil
+        }
     }
 
     /// Drops every resolved alert whose retention has passed by `now`.

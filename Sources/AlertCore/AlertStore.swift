@@ -28,6 +28,19 @@ public actor AlertStore {
     var resolvedIndex = ResolvedIndex()
     /// The change index: bumped by every create and resolution.
     var changeIndex: UInt64 = 0
+    /// The most recent changes, for resuming event streams.
+    var eventLog: EventLog
+    /// Alerts created and resolved (by resolution) since start, for metrics.
+    var createdCount: UInt64 = 0
+    var resolutionCounts: [Resolution: UInt64] = [:]
+
+    // Idempotency.
+    /// Idempotency keys in use, with the draft they created and the alert's sequence number.
+    var idempotencyKeys: [String: (draft: AlertDraft, sequence: UInt64)] = [:]
+    /// The key that created an alert, by its sequence number, so retention can drop the key with it.
+    var keysBySequence: [UInt64: String] = [:]
+    /// Told about every resolved alert that has a callback URL, to deliver its result.
+    var resolutionObserver: (@Sendable (Alert) -> Void)?
 
     // Waiters.
     /// Suspended waits by waiter id.
@@ -63,6 +76,7 @@ public actor AlertStore {
     ///   - configuration: Limits and retention.
     public init(configuration: Configuration = .init()) {
         self.configuration = configuration
+        eventLog = EventLog(capacity: configuration.eventHistory)
     }
 
     deinit {
@@ -78,7 +92,9 @@ public actor AlertStore {
             pending: pendingQueue.count,
             resolved: resolvedIndex.count,
             waiters: waiters.count,
-            index: changeIndex
+            index: changeIndex,
+            created: createdCount,
+            resolutions: resolutionCounts
         )
     }
 
@@ -97,9 +113,10 @@ public actor AlertStore {
         return (sequence, alert)
     }
 
-    /// Bumps the change index and wakes the change waiters it passes.
-    func bumpIndex() {
+    /// Bumps the change index, records the change as an event, and wakes the change waiters it passes.
+    func bumpIndex(_ kind: AlertEvent.Kind, _ alert: Alert) {
         changeIndex += 1
+        eventLog.append(AlertEvent(index: changeIndex, kind: kind, alert: alert))
         guard let ids = changeWaiters.removeValue(forKey: changeIndex - 1) else { return }
         for id in ids {
             guard let waiter = waiters.removeValue(forKey: id) else { continue }

@@ -12,6 +12,10 @@ public struct AlertStoreError: Error, Sendable, Equatable, CustomStringConvertib
         case tooManyPending
         /// The store is shutting down and no longer waits.
         case shuttingDown
+        /// An event cursor older than the kept history, or ahead of the store.
+        case historyGone
+        /// An idempotency key reused with a different request.
+        case keyReused
     }
 
     /// What went wrong, broadly.
@@ -84,5 +88,19 @@ public struct AlertStoreError: Error, Sendable, Equatable, CustomStringConvertib
     /// The store is shutting down.
     public static var shuttingDown: AlertStoreError {
         AlertStoreError(kind: .shuttingDown, message: "the server is shutting down; try again shortly")
+    }
+
+    /// Events after `cursor` are no longer kept (or `cursor` is from another run of the store).
+    public static func historyGone(cursor: UInt64, oldest: UInt64?, current: UInt64) -> AlertStoreError {
+        let message = cursor > current
+            ? "cursor \(cursor) is ahead of this server's change index \(current) (it restarted?); list alerts again"
+            : "events after \(cursor) are no longer kept (the oldest kept is \(oldest ?? current)); list alerts again"
+        return AlertStoreError(kind: .historyGone, message: message)
+    }
+
+    /// `key` created an alert from a different draft.
+    public static func keyReused(_ key: String) -> AlertStoreError {
+        AlertStoreError(kind: .keyReused,
+                        message: "Idempotency-Key '\(key)' was already used for a different request body")
     }
 }

@@ -8,6 +8,10 @@ public struct StoreStatistics: Sendable, Equatable {
     public var waiters: Int
     /// The change index.
     public var index: UInt64
+    /// Alerts created since the store started.
+    public var created: UInt64 = 0
+    /// Alerts resolved since the store started, by how they resolved.
+    public var resolutions: [Resolution: UInt64] = [:]
 
     /// Creates statistics.
     ///
@@ -16,10 +20,17 @@ public struct StoreStatistics: Sendable, Equatable {
     ///   - resolved: Resolved alerts still kept.
     ///   - waiters: Suspended waits.
     ///   - index: The change index.
-    public init(pending: Int, resolved: Int, waiters: Int, index: UInt64) {
+    ///   - created: Alerts created since start.
+    ///   - resolutions: Alerts resolved since start, by resolution.
+    public init(
+        pending: Int, resolved: Int, waiters: Int, index: UInt64, created: UInt64 = 0,
+        resolutions: [Resolution: UInt64] = [:]
+    ) {
         self.pending = pending
         self.resolved = resolved
         self.waiters = waiters
         self.index = index
+        self.created = created
+        self.resolutions = resolutions
     }
 }

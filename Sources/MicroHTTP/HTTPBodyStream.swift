@@ -56,6 +56,11 @@ public final class HTTPBodyStream: @unchecked Sendable {
         append(bytes, force: true, finish: true)
     }
 
+    /// Bytes written but not yet taken by libmicrohttpd for sending.
+    public var bufferedBytes: Int {
+        state.withLock { $0.pending }
+    }
+
     /// Whether the client is gone or the stream finished; writes then answer `.closed`.
     public var isClosed: Bool {
         state.withLock { $0.closed || $0.finished }

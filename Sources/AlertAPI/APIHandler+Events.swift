@@ -1,0 +1,153 @@
+import AlertCore
+import MicroHTTP
+
+/// The parameters of `GET /v1/events`.
+struct EventsRequest: Sendable {
+    /// The last event the client has (`Last-Event-ID` or `since`); nil means "from now".
+    var cursor: UInt64?
+    var kinds: Set<AlertEvent.Kind>
+    var presenter: String?
+    /// Set: answer a JSON array after at most this long (long-poll); nil: a Server-Sent Events stream.
+    var wait: Duration?
+}
+
+extension APIHandler {
+    /// Events in at most this many per batch written to a stream.
+    static let eventBatch = 256
+    /// How long a stream whose buffer is full may take to drain before its reader is dropped.
+    static let slowReaderGrace = Duration.seconds(5)
+
+    /// Checks the cursor (410 when too old), then answers a JSON long-poll or starts a stream.
+    func events(_ request: EventsRequest) async -> HTTPReply {
+        let cursor: UInt64
+        if let given = request.cursor {
+            cursor = given
+        } else {
+            cursor = await store.index
+        }
+        do {
+            _ = try await store.events(after: cursor, limit: 0)
+        } catch {
+            return .response(Problem(error).response)
+        }
+        if let wait = request.wait {
+            return .response(await eventsLongPoll(request, after: cursor, wait: wait))
+        }
+        let head = HTTPResponse(status: 200, headers: [
+            "Content-Type": "text/event-stream; charset=utf-8", "Cache-Control": "no-cache", "X-Accel-Buffering": "no",
+        ])
+        return .stream(head) { stream in await self.pump(request, from: cursor, into: stream) }
+    }
+
+    /// `?wait=S`: the matching events after the cursor as a JSON array, waiting up to S for the first.
+    private func eventsLongPoll(_ request: EventsRequest, after cursor: UInt64, wait: Duration) async -> HTTPResponse {
+        let deadline = ContinuousClock.now + wait
+        var seen = cursor
+        while true {
+            let batch: (events: [AlertEvent], index: UInt64)
+            do {
+                batch = try await store.events(after: seen, limit: 1000, kinds: request.kinds,
+                                               presenter: request.presenter)
+            } catch {
+                return Problem(error).response
+            }
+            let remaining = deadline - .now
+            if !batch.events.isEmpty || remaining <= .zero {
+                var writer = JSONWriter()
+                writer.beginArray()
+                for event in batch.events { writer.write(event) }
+                writer.endArray()
+                var response = HTTPResponse.json(200, writer.bytes)
+                response.headers.add("X-Alertd-Index", String(batch.index))
+                return response
+            }
+            seen = batch.index
+            do {
+                _ = try await store.waitForChange(after: seen, timeout: remaining)
+            } catch {
+                return Problem(error).response
+            }
+        }
+    }
+
+    /// Feeds a Server-Sent Events stream from the store's event log until the client leaves,
+    /// falls too far behind, or the server stops.
+    private func pump(_ request: EventsRequest, from start: UInt64, into stream: HTTPBodyStream) async {
+        metrics.stream(+1)
+        defer { metrics.stream(-1) }
+        var cursor = start
+        guard await send(Array("retry: 1000\n\n".utf8), to: stream) else { return }
+        while !stream.isClosed {
+            let batch: (events: [AlertEvent], index: UInt64)
+            do {
+                batch = try await store.events(after: cursor, limit: Self.eventBatch, kinds: request.kinds,
+                                               presenter: request.presenter)
+            } catch {
+                // The reader fell behind the kept history: say so, and let it re-list.
+                stream.finish(with: Self.sse(event: "gone", data: Problem(error).response.body))
+                return
+            }
+            if batch.events.isEmpty {
+                cursor = batch.index
+                let index: UInt64
+                do {
+                    index = try await store.waitForChange(after: cursor, timeout: keepAlive)
+                } catch {
+                    stream.finish(with: Array(": alertd is shutting down\n\n".utf8))
+                    return
+                }
+                if index == cursor, !(await send(Array(": keep-alive\n\n".utf8), to: stream)) { return }
+                continue
+            }
+            var bytes: [UInt8] = []
+            for event in batch.events {
+                var writer = JSONWriter()
+                writer.write(event.alert, redactingSecrets: true)
+                bytes += Self.sse(id: event.index, event: event.kind.rawValue, data: writer.bytes)
+            }
+            cursor = batch.events.count < Self.eventBatch ? batch.index : batch.events[batch.events.count - 1].index
+            guard await send(bytes, to: stream) else { return }
+        }
+    }
+
+    /// Writes to a stream, giving a full buffer `slowReaderGrace` to drain; a reader that does not
+    /// keep up is dropped with a final `dropped` event. Returns whether the stream goes on.
+    private func send(_ bytes: [UInt8], to stream: HTTPBodyStream) async -> Bool {
+        let deadline = ContinuousClock.now + Self.slowReaderGrace
+        while true {
+            switch stream.write(bytes) {
+            case .written: return true
+            case .closed: return false
+            case .full where ContinuousClock.now < deadline:
+                try? await Task.sleep(for: .milliseconds(20))
+            case .full:
+                metrics.streamDropped()
+                log.event("warn", "dropped a slow event-stream reader", ["buffered": String(stream.bufferedBytes)])
+                let detail = #"{"reason":"the client reads events too slowly; reconnect with Last-Event-ID"}"#
+                stream.finish(with: Self.sse(event: "dropped", data: Array(detail.utf8)))
+                return false
+            }
+        }
+    }
+
+    /// One SSE message; `data` is single-line JSON.
+    static func sse(id: UInt64? = nil, event: String, data: [UInt8]) -> [UInt8] {
+        var bytes: [UInt8] = []
+        if let id { bytes += Array("id: \(id)\n".utf8) }
+        bytes += Array("event: \(event)\ndata: ".utf8)
+        bytes += data
+        bytes += [10, 10]
+        return bytes
+    }
+}
+
+extension JSONWriter {
+    /// `{"id": index, "type": kind, "alert": Alert}` with secure values left out.
+    mutating func write(_ event: AlertEvent) {
+        beginObject()
+        key("id"); write(Int64(clamping: event.index))
+        key("type"); write(event.kind.rawValue)
+        key("alert"); write(event.alert, redactingSecrets: true)
+        endObject()
+    }
+}

@@ -1,0 +1,63 @@
+import MicroHTTP
+
+extension APIHandler {
+    /// Counts and logs a reply once its status is known, and tags it with the request id.
+    func instrument(_ reply: HTTPReply, id: String, route: String, method: String,
+                    started: ContinuousClock.Instant) -> HTTPReply {
+        switch reply {
+        case .response(var response):
+            record(response.status, id: id, route: route, method: method, started: started)
+            response.headers.add("X-Request-Id", id)
+            return .response(response)
+        case .deferred(let work):
+            return .deferred {
+                self.instrument(await work(), id: id, route: route, method: method, started: started)
+            }
+        case .stream(var head, let producer):
+            record(head.status, id: id, route: route, method: method, started: started)
+            head.headers.add("X-Request-Id", id)
+            return .stream(head, producer)
+        }
+    }
+
+    private func record(_ status: Int, id: String, route: String, method: String, started: ContinuousClock.Instant) {
+        let elapsed = ContinuousClock.now - started
+        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
+        metrics.request(route: route, method: method, status: status, seconds: seconds)
+        log.request(id: id, method: method, route: route, status: status, seconds: seconds)
+    }
+
+    /// The client's `X-Request-Id` when it is short and plain, else a fresh one.
+    static func requestID(_ given: String?) -> String {
+        if let given, (1...64).contains(given.utf8.count),
+           given.utf8.allSatisfy({ $0 > 32 && $0 < 127 && $0 != 34 && $0 != 92 }) {
+            return given
+        }
+        var generator = SystemRandomNumberGenerator()
+        return String(generator.next() & 0xFFFF_FFFF_FFFF, radix: 16)
+    }
+
+    /// `Idempotency-Key`: 1–255 visible ASCII characters, or nil when absent.
+    static func idempotencyKey(_ request: HTTPRequest) throws(Problem) -> String? {
+        guard let key = request.headers["idempotency-key"] else { return nil }
+        guard (1...255).contains(key.utf8.count), key.utf8.allSatisfy({ $0 > 32 && $0 < 127 }) else {
+            var problem = Problem.alertd(400, "invalid-header", "Invalid header",
+                                         detail: "Idempotency-Key must be 1–255 visible ASCII characters")
+            problem.errors = [Problem.Item(location: .header("Idempotency-Key"), detail: problem.detail)]
+            throw problem
+        }
+        return key
+    }
+
+    /// `Last-Event-ID`: the id of the last event an EventSource received, or nil.
+    static func lastEventID(_ request: HTTPRequest) throws(Problem) -> UInt64? {
+        guard let text = request.headers["last-event-id"], !text.isEmpty else { return nil }
+        guard let value = QueryParameters.digits(text).flatMap({ UInt64($0) }) else {
+            var problem = Problem.alertd(400, "invalid-header", "Invalid header",
+                                         detail: "Last-Event-ID must be an event id (a whole number); got '\(text)'")
+            problem.errors = [Problem.Item(location: .header("Last-Event-ID"), detail: problem.detail)]
+            throw problem
+        }
+        return value
+    }
+}

@@ -1,0 +1,41 @@
+import Foundation
+
+/// Structured request and event logs: one JSON object a line with a timestamp, a level and
+/// a message. Secure field values are never passed to it, so they can never be logged.
+struct AccessLog: Sendable {
+    let sink: LogSink?
+    let logRequests: Bool
+
+    /// Logs one answered request.
+    func request(id: String, method: String, route: String, status: Int, seconds: Double) {
+        guard logRequests, let sink else { return }
+        var line = Self.begin("info", "request")
+        line.key("requestId"); line.write(id)
+        line.key("method"); line.write(method)
+        line.key("route"); line.write(route)
+        line.key("status"); line.write(status)
+        line.key("durationMs"); line.write((seconds * 1_000_000).rounded() / 1000)
+        line.endObject()
+        sink.write(line)
+    }
+
+    /// Logs a notable event with string fields.
+    func event(_ level: String, _ message: String, _ fields: KeyValuePairs<String, String> = [:]) {
+        guard let sink else { return }
+        var line = Self.begin(level, message)
+        for (key, value) in fields {
+            line.key(key); line.write(value)
+        }
+        line.endObject()
+        sink.write(line)
+    }
+
+    private static func begin(_ level: String, _ message: String) -> JSONWriter {
+        var line = JSONWriter(capacity: 192)
+        line.beginObject()
+        line.key("ts"); line.write(RFC3339.format(Date()))
+        line.key("level"); line.write(level)
+        line.key("msg"); line.write(message)
+        return line
+    }
+}

@@ -1,0 +1,88 @@
+import AlertCore
+import Synchronization
+
+/// What the API counts for `GET /metrics`; the store's own counts are read when rendering.
+final class Metrics: Sendable {
+    struct RequestKey: Hashable {
+        var route: String
+        var method: String
+        var status: Int
+    }
+
+    struct State {
+        var requests: [RequestKey: UInt64] = [:]
+        var requestSeconds = Histogram(bounds: [0.001, 0.005, 0.025, 0.1, 0.5, 1, 5, 30, 120, 300])
+        var answerLatency = Histogram(bounds: [0.1, 0.5, 1, 5, 15, 60, 300, 900, 3600])
+        var openStreams = 0
+        var droppedStreams: UInt64 = 0
+        var webhookDeliveries: [String: UInt64] = [:]
+    }
+
+    private let state = Mutex(State())
+
+    /// Counts one answered request.
+    func request(route: String, method: String, status: Int, seconds: Double) {
+        state.withLock {
+            $0.requests[RequestKey(route: route, method: method, status: status), default: 0] += 1
+            $0.requestSeconds.observe(seconds)
+        }
+    }
+
+    /// Records how long an answered alert waited for its answer.
+    func answered(after seconds: Double) {
+        state.withLock { $0.answerLatency.observe(seconds) }
+    }
+
+    /// An event stream opened (+1) or closed (-1).
+    func stream(_ delta: Int) {
+        state.withLock { $0.openStreams += delta }
+    }
+
+    /// A slow event-stream reader was dropped.
+    func streamDropped() {
+        state.withLock { $0.droppedStreams += 1 }
+    }
+
+    /// A webhook delivery attempt ended with `outcome` (`delivered`, `retry`, `failed`).
+    func webhook(_ outcome: String) {
+        state.withLock { $0.webhookDeliveries[outcome, default: 0] += 1 }
+    }
+
+    /// The Prometheus text exposition (version 0.0.4).
+    func render(_ store: StoreStatistics) -> String {
+        let state = state.withLock { $0 }
+        var lines: [String] = []
+        func family(_ name: String, _ type: String, _ help: String, _ samples: [String]) {
+            lines.append("# HELP \(name) \(help)")
+            lines.append("# TYPE \(name) \(type)")
+            lines.append(contentsOf: samples)
+        }
+        family("alertd_alerts_created_total", "counter", "Alerts created.", ["alertd_alerts_created_total \(store.created)"])
+        family("alertd_alerts_resolved_total", "counter", "Alerts resolved, by resolution.",
+               Resolution.allCases.map {
+                   "alertd_alerts_resolved_total{resolution=\"\($0.rawValue)\"} \(store.resolutions[$0] ?? 0)"
+               })
+        family("alertd_alerts_pending", "gauge", "Alerts waiting for an answer.", ["alertd_alerts_pending \(store.pending)"])
+        family("alertd_alerts_resolved_kept", "gauge", "Resolved alerts still kept for reading.",
+               ["alertd_alerts_resolved_kept \(store.resolved)"])
+        family("alertd_waiters", "gauge", "Long-polls and blocking queries waiting.", ["alertd_waiters \(store.waiters)"])
+        family("alertd_change_index", "gauge", "The store's change index.", ["alertd_change_index \(store.index)"])
+        family("alertd_event_streams", "gauge", "Open event streams.", ["alertd_event_streams \(state.openStreams)"])
+        family("alertd_event_streams_dropped_total", "counter", "Event streams dropped for reading too slowly.",
+               ["alertd_event_streams_dropped_total \(state.droppedStreams)"])
+        family("alertd_answer_latency_seconds", "histogram", "Time from creation to answer, for answered alerts.",
+               state.answerLatency.lines("alertd_answer_latency_seconds"))
+        family("alertd_http_requests_total", "counter", "HTTP requests, by route, method and status.",
+               state.requests.sorted { ($0.key.route, $0.key.method, $0.key.status) < ($1.key.route, $1.key.method, $1.key.status) }
+                   .map { key, count in
+                       "alertd_http_requests_total{route=\"\(key.route)\",method=\"\(key.method)\",status=\"\(key.status)\"} \(count)"
+                   })
+        family("alertd_http_request_duration_seconds", "histogram", "Time to answer HTTP requests (waits included).",
+               state.requestSeconds.lines("alertd_http_request_duration_seconds"))
+        family("alertd_webhook_deliveries_total", "counter", "Webhook delivery attempts, by outcome.",
+               ["delivered", "retry", "failed"].map {
+                   "alertd_webhook_deliveries_total{outcome=\"\($0)\"} \(state.webhookDeliveries[$0] ?? 0)"
+               })
+        return lines.joined(separator: "\n") + "\n"
+    }
+}

@@ -1,1 +1,0 @@
-enum API { static var spec: String { EmbeddedOpenAPI.text } }

@@ -1,0 +1,76 @@
+import AlertCore
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// POSTs a resolved alert to its callback URL, retrying with bounded exponential back-off,
+/// and records every attempt on the alert (`webhook` in its JSON).
+final class WebhookSender: Sendable {
+    /// How many attempts in all, and the first pause between them (doubling up to `maxDelay`).
+    struct Schedule: Sendable {
+        var attempts = 8
+        var firstDelay = Duration.milliseconds(500)
+        var maxDelay = Duration.seconds(30)
+        var timeout = 10.0
+    }
+
+    private let store: AlertStore
+    private let metrics: Metrics
+    private let log: AccessLog
+    private let schedule: Schedule
+    private let session: URLSession
+
+    init(store: AlertStore, metrics: Metrics, log: AccessLog, schedule: Schedule = Schedule()) {
+        self.store = store
+        self.metrics = metrics
+        self.log = log
+        self.schedule = schedule
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.timeoutIntervalForRequest = schedule.timeout
+        configuration.httpMaximumConnectionsPerHost = 16
+        session = URLSession(configuration: configuration)
+    }
+
+    /// Starts delivering `alert` (resolved, with a callback); returns at once.
+    func deliver(_ alert: Alert) {
+        guard let url = alert.delivery.flatMap({ URL(string: $0.url) }) else { return }
+        var writer = JSONWriter()
+        writer.write(alert, redactingSecrets: false)
+        let body = Data(writer.bytes)
+        Task { await self.attempts(alert.id, url: url, body: body) }
+    }
+
+    private func attempts(_ id: AlertID, url: URL, body: Data) async {
+        var delay = schedule.firstDelay
+        for attempt in 1...max(1, schedule.attempts) {
+            let error = await post(body, to: url, id: id, attempt: attempt)
+            let final = error == nil || attempt == schedule.attempts
+            await store.recordDelivery(of: id, error: error, final: final)
+            metrics.webhook(error == nil ? "delivered" : (final ? "failed" : "retry"))
+            if error == nil { return }
+            log.event(final ? "error" : "warn", "webhook delivery failed",
+                      ["alertId": id.rawValue, "attempt": String(attempt), "error": error ?? ""])
+            if final { return }
+            try? await Task.sleep(for: delay)
+            delay = min(delay * 2, schedule.maxDelay)
+        }
+    }
+
+    /// One attempt; nil when the receiver answered 2xx, else why not.
+    private func post(_ body: Data, to url: URL, id: AlertID, attempt: Int) async -> String? {
+        var request = URLRequest(url: url)
+        request.httpMethod = "POST"
+        request.httpBody = body
+        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        request.setValue(id.rawValue, forHTTPHeaderField: "X-Alertd-Alert")
+        request.setValue(String(attempt), forHTTPHeaderField: "X-Alertd-Delivery-Attempt")
+        do {
+            let (_, response) = try await session.data(for: request)
+            let status = (response as? HTTPURLResponse)?.statusCode ?? 0
+            return (200..<300).contains(status) ? nil : "receiver answered \(status)"
+        } catch {
+            return "\(error.localizedDescription)"
+        }
+    }
+}

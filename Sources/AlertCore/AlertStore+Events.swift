@@ -1,0 +1,26 @@
+extension AlertStore {
+    /// Kept events after `cursor`, oldest first, for resuming an event stream without a gap.
+    ///
+    /// - Parameters:
+    ///   - cursor: The index of the last event the caller has (0 for "from the start").
+    ///   - limit: The most events returned.
+    ///   - kinds: Only these kinds (all when empty).
+    ///   - presenter: Only alerts addressed to this presenter (all when `nil`).
+    /// - Returns: The events, and the change index they were read at.
+    /// - Throws: `AlertStoreError` `historyGone` when events after `cursor` were already dropped, or when
+    ///   `cursor` is ahead of the store (a cursor from before a restart): the caller must re-list.
+    public func events(
+        after cursor: UInt64, limit: Int = 1000, kinds: Set<AlertEvent.Kind> = [], presenter: String? = nil
+    ) throws(AlertStoreError) -> (events: [AlertEvent], index: UInt64) {
+        if cursor > changeIndex {
+            throw .historyGone(cursor: cursor, oldest: eventLog.oldestIndex, current: changeIndex)
+        }
+        if cursor < changeIndex, let oldest = eventLog.oldestIndex, cursor + 1 < oldest {
+            throw .historyGone(cursor: cursor, oldest: oldest, current: changeIndex)
+        }
+        let events = eventLog.events(after: cursor, limit: limit) { event in
+            (kinds.isEmpty || kinds.contains(event.kind)) && (presenter == nil || event.alert.presenter == presenter)
+        }
+        return (events, changeIndex)
+    }
+}
