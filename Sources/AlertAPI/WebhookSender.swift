@@ -1,5 +1,6 @@
 import AlertCore
 import Foundation
+import Synchronization
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -19,17 +20,26 @@ final class WebhookSender: Sendable {
     private let metrics: Metrics
     private let log: AccessLog
     private let schedule: Schedule
-    private let session: URLSession
+    /// Made on the first delivery: a URLSession costs start-up time most servers never need back.
+    private let session = Mutex<URLSession?>(nil)
 
     init(store: AlertStore, metrics: Metrics, log: AccessLog, schedule: Schedule = Schedule()) {
         self.store = store
         self.metrics = metrics
         self.log = log
         self.schedule = schedule
-        let configuration = URLSessionConfiguration.ephemeral
-        configuration.timeoutIntervalForRequest = schedule.timeout
-        configuration.httpMaximumConnectionsPerHost = 16
-        session = URLSession(configuration: configuration)
+    }
+
+    private var client: URLSession {
+        session.withLock { session in
+            if let session { return session }
+            let configuration = URLSessionConfiguration.ephemeral
+            configuration.timeoutIntervalForRequest = schedule.timeout
+            configuration.httpMaximumConnectionsPerHost = 16
+            let made = URLSession(configuration: configuration)
+            session = made
+            return made
+        }
     }
 
     /// Starts delivering `alert` (resolved, with a callback); returns at once.
@@ -66,7 +76,7 @@ final class WebhookSender: Sendable {
         request.setValue(id.rawValue, forHTTPHeaderField: "X-Alertd-Alert")
         request.setValue(String(attempt), forHTTPHeaderField: "X-Alertd-Delivery-Attempt")
         do {
-            let (_, response) = try await session.data(for: request)
+            let (_, response) = try await client.data(for: request)
             let status = (response as? HTTPURLResponse)?.statusCode ?? 0
             return (200..<300).contains(status) ? nil : "receiver answered \(status)"
         } catch {

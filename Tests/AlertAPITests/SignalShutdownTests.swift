@@ -72,9 +72,8 @@ struct SignalShutdownTests {
         process.arguments = ["--port", "99999"]
         let errors = Pipe()
         process.standardError = errors
-        try process.run()
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 64)
+        try ProcessLauncher.run(process)
+        #expect(await ProcessLauncher.exitStatus(of: process, timeout: 10) == 64)
         let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         #expect(message.contains("--port"))
     }

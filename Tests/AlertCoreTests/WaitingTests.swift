@@ -35,7 +35,7 @@ struct WaitingTests {
         let waited = try await store.waitForResolution(of: alert.id, timeout: .milliseconds(100))
         #expect(waited.state == .pending)
         #expect(seconds(since: start) >= 0.09)
-        #expect(seconds(since: start) < 1.0, "generous: the test task may be scheduled late on a loaded machine")
+        #expect(seconds(since: start) < 3.0, "generous: the test task may be scheduled late on a loaded machine")
         #expect(await store.statistics.waiters == 0)
     }
 
@@ -108,7 +108,7 @@ struct WaitingTests {
         try await waitForWaiters(store, count: 1)
         wait.cancel()
         #expect(try await wait.value.state == .pending)
-        #expect(seconds(since: start) < 1)
+        #expect(seconds(since: start) < 3, "a cancelled wait returns long before its timeout")
         #expect(await store.statistics.waiters == 0)
     }
 

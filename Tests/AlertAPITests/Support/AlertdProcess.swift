@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 
 /// The real `alertd` executable, started as a child process on an ephemeral port.
@@ -8,6 +9,13 @@ final class AlertdProcess: @unchecked Sendable {
     let process: Process
     let port: Int
     private let output: Pipe
+    /// Standard error as read so far, when captured.
+    private let errors = ByteBuffer()
+
+    /// Bytes appended by one thread and read by others.
+    private final class ByteBuffer: Sendable {
+        let bytes = Mutex<[UInt8]>([])
+    }
 
     /// The built `alertd` next to the test bundle (`swift build` puts both in one folder).
     static var executable: URL {
@@ -22,7 +30,11 @@ final class AlertdProcess: @unchecked Sendable {
     }
 
     /// Starts `alertd --port 0 arguments...` and waits for its "listening on" line.
-    init(arguments: [String] = []) async throws {
+    /// - Parameters:
+    ///   - arguments: more command-line arguments.
+    ///   - captureStandardError: read the child's standard error (see `standardError`) instead of
+    ///     letting it inherit the test's.
+    init(arguments: [String] = [], captureStandardError: Bool = false) async throws {
         let executable = Self.executable
         try #require(FileManager.default.isExecutableFile(atPath: executable.path),
                      "build alertd first (swift build): not found next to \(CommandLine.arguments[0])")
@@ -31,7 +43,17 @@ final class AlertdProcess: @unchecked Sendable {
         process.arguments = ["--host", "127.0.0.1", "--port", "0"] + arguments
         output = Pipe()
         process.standardOutput = output
-        try process.run()
+        if captureStandardError {
+            let errorPipe = Pipe()
+            process.standardError = errorPipe
+            let handle = errorPipe.fileHandleForReading
+            Thread { [errors] in
+                while let data = try? handle.read(upToCount: 65536), !data.isEmpty {
+                    errors.bytes.withLock { $0 += data }
+                }
+            }.start()
+        }
+        try ProcessLauncher.run(process)
         let handle = output.fileHandleForReading
         let line: String = try await withCheckedThrowingContinuation { continuation in
             Thread {
@@ -49,6 +71,11 @@ final class AlertdProcess: @unchecked Sendable {
         self.port = port
     }
 
+    /// What the child wrote on standard error so far (empty unless captured).
+    var standardError: String {
+        errors.bytes.withLock { String(decoding: $0, as: UTF8.self) }
+    }
+
     /// Sends `signal` (e.g. SIGTERM).
     func send(_ signal: Int32) {
         kill(process.processIdentifier, signal)
@@ -56,15 +83,10 @@ final class AlertdProcess: @unchecked Sendable {
 
     /// Waits for the process to exit (at most `timeout` seconds) and returns its status.
     func exitStatus(timeout: Double) async throws -> Int32 {
-        let deadline = Date().addingTimeInterval(timeout)
-        while process.isRunning, Date() < deadline {
-            try await Task.sleep(for: .milliseconds(20))
-        }
-        if process.isRunning {
-            process.terminate()
+        guard let status = await ProcessLauncher.exitStatus(of: process, timeout: timeout) else {
             throw RawHTTPError(description: "alertd still running \(timeout) s after the signal")
         }
-        return process.terminationStatus
+        return status
     }
 
     deinit {

@@ -16,6 +16,7 @@ struct LiveServer {
         var configuration = AlertdConfiguration()
         configuration.http.port = 0
         configuration.http.host = "127.0.0.1"
+        configuration.logDescriptor = nil  // tests read responses, not logs; LoggingTests use the real binary
         configure(&configuration)
         let app = try AlertdApp(configuration: configuration)
         do {
