@@ -25,6 +25,7 @@ help:
 	@echo "  make release  release build (.build/release/alertd)"
 	@echo "  make run      release build, then serve (127.0.0.1:8080; ALERTD_HOST, ALERTD_PORT, ARGS=... change it)"
 	@echo "  make test     build everything (alertd included), then swift test"
+	@echo "  make bench    release build + C baseline, then the benchmarks vs the baseline (~4 min; docs/PERFORMANCE.md)"
 	@echo "  make clean    remove .build"
 	@echo "  make docker   docker build -t $(IMAGE) ."
 	@echo "  make help     this list"
@@ -69,3 +70,9 @@ clean:
 
 docker:
 	docker build -t $(IMAGE) .
+
+# The benchmarks of docs/PERFORMANCE.md: alertd vs a C libmicrohttpd baseline, on loopback.
+# BENCH_SCRATCH=dir builds elsewhere than .build; BENCH_DURATION=s sets each wrk run (10).
+.PHONY: bench
+bench: deps
+	bench/run.sh

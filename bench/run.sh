@@ -1,0 +1,483 @@
+#!/usr/bin/env bash
+# make bench: alertd side by side with the ceiling of its own stack (bench/baseline/baseline.c,
+# libmicrohttpd with alertd's daemon flags), on loopback, bounded, stopping by itself.
+#
+# Builds alertd (release) and the C programs, runs every scenario of issue 6, prints each figure
+# as it is measured, then writes bench/results/<date>-<sha>.txt and the "Latest" section of
+# docs/PERFORMANCE.md (the "Before" section is written once, by the first run, and kept).
+#
+# Settings (environment):
+#   BENCH_SCRATCH   swift build --scratch-path (default: .build, as `make release`)
+#   BENCH_DURATION  seconds per wrk run, the same for baseline and alertd (default 10)
+#   BENCH_WAITERS   suspended waiters for the RSS figure (default 50000, lowered to fit RLIMIT_NOFILE)
+#   BENCH_PENDING   pending alerts for the big-store figures (default 1000000)
+#   BENCH_NO_DOCS=1 leave docs/PERFORMANCE.md alone
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$ROOT"
+SCRATCH=${BENCH_SCRATCH:-.build}
+DURATION=${BENCH_DURATION:-10}
+WAITERS_GOAL=50000
+WAITERS_WANTED=${BENCH_WAITERS:-$WAITERS_GOAL}
+PENDING_BIG=${BENCH_PENDING:-1000000}
+PENDING_SMALL=10000
+WAKE_WAITERS=10000
+WAKE_RUNS=3
+REUSED_WAITERS=5000 # waiters whose connection served a /healthz first (-k), for the reused-connection RSS
+LATENCY_ITERATIONS=2000
+STARTUP_RUNS=5
+STARTED=$SECONDS
+
+command -v swift >/dev/null 2>&1 || PATH=$PATH:/opt/swift/usr/bin
+for tool in swift wrk cc curl pkg-config; do
+    command -v "$tool" >/dev/null 2>&1 || { echo "bench: $tool not found (Debian: apt-get install wrk curl gcc pkg-config)" >&2; exit 1; }
+done
+
+WORK=$(mktemp -d /tmp/alertd-bench.XXXXXX)
+BIN=$WORK/bin
+LOG=$WORK/log.txt
+mkdir -p "$BIN"
+PIDS=()
+
+# PIDS holds the children started and not yet reaped, so that cleanup kills only our own processes.
+cleanup() {
+    local pid
+    for pid in "${PIDS[@]}"; do kill -KILL "$pid" 2>/dev/null || true; done
+    rm -rf "$WORK"
+}
+forget() { # pid: reaped, drop it from PIDS
+    local pid kept=()
+    for pid in "${PIDS[@]}"; do [[ "$pid" == "$1" ]] || kept+=("$pid"); done
+    PIDS=("${kept[@]}")
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+say() { echo "$*" | tee -a "$LOG"; }
+# The value of key=value in a line of tool output.
+field() { sed -n "s/.*\<$1=\([^ ]*\).*/\1/p" <<<"$2" | head -1; }
+fmt() { awk -v x="$1" -v d="${2:-0}" 'BEGIN { printf "%.*f", d, x }'; }
+div() { awk -v a="$1" -v b="$2" -v d="${3:-2}" 'BEGIN { if (b == 0) print "n/a"; else printf "%.*f", d, a / b }'; }
+# 1 when a <= b (numbers), else 0.
+le() { awk -v a="$1" -v b="$2" 'BEGIN { print (a <= b) ? 1 : 0 }'; }
+rss_kb() { awk '/^VmRSS/ { print $2 }' "/proc/$1/status"; }
+mb() { awk -v k="$1" 'BEGIN { printf "%.1f", k / 1024 }'; }
+
+port_free() { ! (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+pick_port() { # first free port from $1 on
+    local port=$1
+    while ! port_free "$port"; do port=$((port + 1)); done
+    echo "$port"
+}
+
+wait_ready() { # port
+    local i
+    for i in $(seq 200); do
+        curl -sf -o /dev/null "http://127.0.0.1:$1/healthz" && return 0
+        sleep 0.05
+    done
+    echo "bench: nothing answers /healthz on port $1" >&2
+    return 1
+}
+
+# Starts a server in the background; sets SERVER_PID.
+start_server() { # port command...
+    local port=$1
+    shift
+    "$@" >>"$WORK/servers.log" 2>&1 &
+    SERVER_PID=$!
+    PIDS+=("$SERVER_PID")
+    wait_ready "$port"
+}
+
+stop_server() { # pid
+    local i
+    kill -TERM "$1" 2>/dev/null || true
+    for i in $(seq 150); do
+        kill -0 "$1" 2>/dev/null || break
+        sleep 0.1
+    done
+    kill -KILL "$1" 2>/dev/null || true
+    wait "$1" 2>/dev/null || true
+    forget "$1"
+}
+
+TICK_US=$((1000000 / $(getconf CLK_TCK)))
+cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; } # utime + stime of a process, all threads
+
+# wrk, bounded; sets WRK_RATE (requests/s), WRK_CPU (the server's CPU time per request, µs: user + system,
+# from /proc/PID/stat; steadier than rates when other work shares the machine), WRK_ERRORS and WRK_OUT.
+run_wrk() { # label server-pid wrk-args...
+    local label=$1 pid=$2 before after requests
+    shift 2
+    before=$(cpu_ticks "$pid")
+    WRK_OUT=$(timeout $((DURATION + 60)) wrk -t2 -c64 -d"${DURATION}s" "$@" 2>&1) || true
+    after=$(cpu_ticks "$pid")
+    requests=$(awk '/requests in/ { print $1 }' <<<"$WRK_OUT")
+    WRK_CPU=$(awk -v t=$((after - before)) -v n="${requests:-0}" -v us="$TICK_US" 'BEGIN { if (n > 0) printf "%.1f", t * us / n; else print 0 }')
+    { echo "--- wrk $label: wrk -t2 -c64 -d${DURATION}s $*"; echo "$WRK_OUT"; } >>"$LOG"
+    WRK_ERRORS=$(grep -E 'Non-2xx|Socket errors' <<<"$WRK_OUT" | tr -s ' ' | paste -sd ';' - || true)
+    WRK_RATE=$(awk '/Requests\/sec/ { print $2 }' <<<"$WRK_OUT")
+    WRK_RATE=${WRK_RATE:-0}
+}
+
+cycles_per_second() { # wrk output of cycle.lua
+    awk '/^CYCLES/ { if ($3 > 0) printf "%.0f", $2 / $3; else print 0 }' <<<"$1"
+}
+
+new_alert() { # port -> id of a new two-button alert
+    curl -sf -H 'Content-Type: application/json' -d '{"title":"Bench","message":"waiters","buttons":["Cancel","OK"]}' \
+        "http://127.0.0.1:$1/v1/alerts" | sed -n 's/.*"id":"\([^"]*\)".*/\1/p'
+}
+
+# Median of numbers given as arguments.
+median() { printf '%s\n' "$@" | sort -g | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
+
+# Holds $WAITERS waiters on one alert with as many swarm processes as RLIMIT_NOFILE needs, reads
+# the server's RSS, releases them. Sets HOLD_RSS (kB) and HOLD_READY (waiters held).
+hold_rss() { # port pid id [count [swarm flags]]
+    local port=$1 pid=$2 id=$3 left=${4:-$WAITERS} flags=${5:-} block=0 count rss i ready
+    local -a swarms=() outs=()
+    while ((left > 0)); do
+        count=$((left < PER_SWARM ? left : PER_SWARM))
+        # shellcheck disable=SC2086
+        timeout 180 "$BIN/swarm" -p "$port" -i "$id" -n "$count" -m hold -b "$block" -w 120 -T 150 $flags \
+            >"$WORK/hold.$block" 2>&1 &
+        swarms+=("$!")
+        PIDS+=("$!")
+        outs+=("$WORK/hold.$block")
+        left=$((left - count))
+        block=$((block + 1))
+    done
+    for i in $(seq 1200); do
+        ready=0
+        for out in "${outs[@]}"; do grep -q READY "$out" && ready=$((ready + 1)); done
+        ((ready == ${#outs[@]})) && break
+        sleep 0.1
+    done
+    sleep 1
+    rss=$(rss_kb "$pid")
+    for i in "${swarms[@]}"; do kill -TERM "$i" 2>/dev/null || true; done
+    for i in "${swarms[@]}"; do wait "$i" 2>/dev/null || true; forget "$i"; done
+    for out in "${outs[@]}"; do cat "$out" >>"$LOG"; done
+    HOLD_READY=$(cat "${outs[@]}" | awk '/^READY/ { for (i = 1; i <= NF; i++) if ($i ~ /^waiters=/) { split($i, kv, "="); s += kv[2] } } END { print s + 0 }')
+    HOLD_RSS=$rss
+}
+
+# RSS at WAITERS_GOAL waiters, linear from idle and a measurement with fewer.
+extrapolate() { # idle-kB measured-kB waiters-held
+    awk -v i="$1" -v r="$2" -v n="$3" -v g=$WAITERS_GOAL 'BEGIN { if (n > 0) printf "%.0f", i + (r - i) * g / n; else print 0 }'
+}
+
+# A new alert, $WAKE_WAITERS waiters on it, answer (the baseline ignores the id). Sets WAKE_LINE.
+wake_once() { # port label run
+    local id
+    id=$(new_alert "$1" || true)
+    WAKE_LINE=$(timeout 120 "$BIN/swarm" -p "$1" -i "${id:-none}" -n "$WAKE_WAITERS" -T 100 2>&1 || true)
+    echo "--- wake $2 run $3: $WAKE_LINE" >>"$LOG"
+}
+
+###############################################################################
+say "== alertd benchmark: $(date -u '+%Y-%m-%d %H:%M:%S UTC')"
+SHA=$(git rev-parse --short HEAD 2>/dev/null || echo nogit)
+DESCRIBE=$(git describe --always --dirty 2>/dev/null || echo "$SHA")
+CPU=$(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo)
+MACHINE="$(nproc) cores ($CPU), kernel $(uname -r), $(awk '/MemTotal/ { printf "%.0f GiB", $2 / 1048576 }' /proc/meminfo) RAM"
+HARD_FILES=$(ulimit -Hn)
+[[ "$HARD_FILES" == unlimited ]] && HARD_FILES=1048576
+MHD_VERSION=$(pkg-config --modversion libmicrohttpd)
+SWIFT_VERSION=$( (swift --version 2>/dev/null || true) | head -1 | sed 's/ (.*//')
+WRK_VERSION=$( (wrk --version 2>&1 || true) | head -1 | awk '{ print $2 }')
+LOAD_START=$(cut -d' ' -f1-3 /proc/loadavg)
+say "machine: $MACHINE; RLIMIT_NOFILE hard $HARD_FILES; load $LOAD_START"
+say "software: $SWIFT_VERSION, libmicrohttpd $MHD_VERSION, wrk $WRK_VERSION; git $DESCRIBE"
+
+say "== build"
+swift build -c release --product alertd --scratch-path "$SCRATCH" 2>&1 | tail -1 | tee -a "$LOG"
+ALERTD="$(swift build -c release --product alertd --scratch-path "$SCRATCH" --show-bin-path)/alertd"
+[[ -x "$ALERTD" ]] || { echo "bench: $ALERTD was not built" >&2; exit 1; }
+# shellcheck disable=SC2046
+cc -O2 -Wall -o "$BIN/baseline" bench/baseline/baseline.c $(pkg-config --cflags --libs libmicrohttpd) -lpthread
+for tool in swarm latency fill startup; do cc -O2 -Wall -o "$BIN/$tool" "bench/tools/$tool.c"; done
+say "built $ALERTD and bench/baseline, bench/tools in $((SECONDS - STARTED)) s"
+
+# Waiters the file limit allows: alertd keeps 64 descriptors spare, each swarm needs ~16.
+WAITERS=$WAITERS_WANTED
+((WAITERS > HARD_FILES - 1000)) && WAITERS=$((HARD_FILES - 1000))
+PER_SWARM=$((HARD_FILES - 100))
+CONNECTION_LIMIT=60000
+LOGIN=$WORK/login.json
+printf '%s' '{"title":"Login","message":"Enter your credentials","buttons":["Cancel","Log in"],"fields":[{"placeholder":"Username"},{"placeholder":"Password","secure":true,"keyboard":"asciiCapable"}]}' >"$LOGIN"
+BPORT=$(pick_port 18400)
+APORT=$(pick_port 18410)
+ALERTD_ARGS=(--port "$APORT" --max-pending 5000000 --connection-limit "$CONNECTION_LIMIT" --shutdown-grace 2)
+declare -A R # results
+
+###############################################################################
+# Rates: the baseline and alertd run side by side, each alertd figure right after its baseline
+# figure, so that load from elsewhere on the machine hits both alike.
+say "== rates: baseline (C, libmicrohttpd $MHD_VERSION, same flags, 2 threads) on port $BPORT, alertd on port $APORT"
+say "   alertd ${ALERTD_ARGS[*]}"
+start_server "$BPORT" "$BIN/baseline" "$BPORT" "$CONNECTION_LIMIT" 2
+BASELINE_PID=$SERVER_PID
+R[base_idle_kb]=$(rss_kb "$BASELINE_PID")
+start_server "$APORT" "$ALERTD" "${ALERTD_ARGS[@]}"
+ALERTD_PID=$SERVER_PID
+sleep 1
+R[idle_kb]=$(rss_kb "$ALERTD_PID")
+say "alertd idle RSS: $(mb "${R[idle_kb]}") MB (baseline $(mb "${R[base_idle_kb]}") MB)"
+ID=$(new_alert "$APORT")
+run_wrk "baseline warm-up" "$BASELINE_PID" -d2s "http://127.0.0.1:$BPORT/healthz"
+run_wrk "alertd warm-up" "$ALERTD_PID" -d2s "http://127.0.0.1:$APORT/healthz"
+
+run_wrk "baseline GET" "$BASELINE_PID" "http://127.0.0.1:$BPORT/v1/alerts/x"
+R[base_get]=$WRK_RATE
+R[base_get_cpu]=$WRK_CPU
+say "baseline GET: $(fmt "${R[base_get]}") req/s [server CPU $WRK_CPU us/request] $WRK_ERRORS"
+run_wrk "alertd GET /healthz" "$ALERTD_PID" "http://127.0.0.1:$APORT/healthz"
+R[healthz]=$WRK_RATE
+R[healthz_cpu]=$WRK_CPU
+say "alertd GET /healthz: $(fmt "${R[healthz]}") req/s = $(div "${R[healthz]}" "${R[base_get]}") x baseline [server CPU $WRK_CPU us/request] $WRK_ERRORS"
+run_wrk "alertd GET /v1/alerts/{id}" "$ALERTD_PID" "http://127.0.0.1:$APORT/v1/alerts/$ID"
+R[get]=$WRK_RATE
+R[get_cpu]=$WRK_CPU
+say "alertd GET /v1/alerts/{id}: $(fmt "${R[get]}") req/s = $(div "${R[get]}" "${R[base_get]}") x baseline [server CPU $WRK_CPU us/request] $WRK_ERRORS"
+
+run_wrk "baseline POST" "$BASELINE_PID" -s bench/lua/post_alert.lua "http://127.0.0.1:$BPORT/v1/alerts"
+R[base_post]=$WRK_RATE
+R[base_post_cpu]=$WRK_CPU
+say "baseline POST (login alert body): $(fmt "${R[base_post]}") req/s [server CPU $WRK_CPU us/request] $WRK_ERRORS"
+run_wrk "alertd POST /v1/alerts" "$ALERTD_PID" -s bench/lua/post_alert.lua "http://127.0.0.1:$APORT/v1/alerts"
+R[post]=$WRK_RATE
+R[post_cpu]=$WRK_CPU
+say "alertd POST /v1/alerts: $(fmt "${R[post]}") req/s = $(div "${R[post]}" "${R[base_post]}") x baseline [server CPU $WRK_CPU us/request] $WRK_ERRORS"
+stop_server "$ALERTD_PID"
+
+start_server "$APORT" "$ALERTD" "${ALERTD_ARGS[@]}" # a fresh store for the cycles
+ALERTD_PID=$SERVER_PID
+run_wrk "baseline cycles" "$BASELINE_PID" -s bench/lua/cycle.lua "http://127.0.0.1:$BPORT/"
+R[base_cycles]=$(cycles_per_second "$WRK_OUT")
+R[base_cycles_cpu]=$WRK_CPU
+say "baseline create+answer cycles (cycle.lua): ${R[base_cycles]} cycles/s [server CPU $WRK_CPU us/request]"
+run_wrk "alertd cycles" "$ALERTD_PID" -s bench/lua/cycle.lua "http://127.0.0.1:$APORT/"
+R[cycles]=$(cycles_per_second "$WRK_OUT")
+R[cycles_cpu]=$WRK_CPU
+say "alertd create+answer cycles: ${R[cycles]} cycles/s = $(div "${R[cycles]}" "${R[base_cycles]}") x baseline [server CPU $WRK_CPU us/request] ($(awk '/^CYCLES/ { print $4 }' <<<"$WRK_OUT") errors)"
+stop_server "$ALERTD_PID"
+stop_server "$BASELINE_PID"
+
+###############################################################################
+say "== waiters: baseline -w (held long-polls) on port $BPORT, alertd on port $APORT"
+start_server "$BPORT" "$BIN/baseline" -w "$BPORT" "$CONNECTION_LIMIT" 2
+BASELINE_PID=$SERVER_PID
+start_server "$APORT" "$ALERTD" "${ALERTD_ARGS[@]}"
+ALERTD_PID=$SERVER_PID
+OUT=$(timeout 120 "$BIN/latency" -p "$APORT" -n "$LATENCY_ITERATIONS" 2>&1 || true)
+echo "--- latency: $OUT" >>"$LOG"
+R[lat_p50]=$(field p50_ms "$OUT")
+R[lat_p99]=$(field p99_ms "$OUT")
+say "alertd answer -> waiter (1 waiter, $LATENCY_ITERATIONS iterations): p50 ${R[lat_p50]} ms, p99 ${R[lat_p99]} ms, max $(field max_ms "$OUT") ms (errors $(field errors "$OUT"), early $(field early "$OUT"))"
+BASE_LAST=()
+ALERTD_LAST=()
+for run in $(seq "$WAKE_RUNS"); do
+    wake_once "$BPORT" baseline "$run"
+    BASE_LAST+=("$(field last_ms "$WAKE_LINE")")
+    wake_once "$APORT" alertd "$run"
+    ALERTD_LAST+=("$(field last_ms "$WAKE_LINE")")
+done
+R[base_wake]=$(fmt "$(median "${BASE_LAST[@]}")" 1)
+R[wake]=$(fmt "$(median "${ALERTD_LAST[@]}")" 1)
+say "baseline -w: $WAKE_WAITERS held long-polls resumed, answer -> last response: median ${R[base_wake]} ms of $WAKE_RUNS (${BASE_LAST[*]})"
+say "alertd $WAKE_WAITERS waiters on one alert, answer -> last woken: median ${R[wake]} ms of $WAKE_RUNS (${ALERTD_LAST[*]}; last run: first $(field first_ms "$WAKE_LINE") ms, p50 $(field p50_ms "$WAKE_LINE") ms, ok $(field ok "$WAKE_LINE"))"
+stop_server "$ALERTD_PID"
+stop_server "$BASELINE_PID"
+
+start_server "$BPORT" "$BIN/baseline" -w "$BPORT" "$CONNECTION_LIMIT" 2
+R[base_hold_idle_kb]=$(rss_kb "$SERVER_PID")
+hold_rss "$BPORT" "$SERVER_PID" x
+R[base_hold_kb]=$HOLD_RSS
+R[base_hold_n]=$HOLD_READY
+say "baseline -w: RSS with ${R[base_hold_n]} held connections $(mb "${R[base_hold_kb]}") MB (idle $(mb "${R[base_hold_idle_kb]}") MB)"
+stop_server "$SERVER_PID"
+start_server "$BPORT" "$BIN/baseline" -w "$BPORT" "$CONNECTION_LIMIT" 2
+R[base_reused_idle_kb]=$(rss_kb "$SERVER_PID")
+hold_rss "$BPORT" "$SERVER_PID" x "$REUSED_WAITERS" -k
+R[base_reused_kb]=$HOLD_RSS
+R[base_reused_n]=$HOLD_READY
+say "baseline -w: RSS with ${R[base_reused_n]} held connections that served a request first $(mb "${R[base_reused_kb]}") MB"
+stop_server "$SERVER_PID"
+
+start_server "$APORT" "$ALERTD" "${ALERTD_ARGS[@]}"
+sleep 0.5
+R[hold_idle_kb]=$(rss_kb "$SERVER_PID")
+hold_rss "$APORT" "$SERVER_PID" "$(new_alert "$APORT")"
+R[hold_kb]=$HOLD_RSS
+R[hold_n]=$HOLD_READY
+R[hold_50k_kb]=$(extrapolate "${R[hold_idle_kb]}" "${R[hold_kb]}" "${R[hold_n]}")
+R[base_hold_50k_kb]=$(extrapolate "${R[base_hold_idle_kb]}" "${R[base_hold_kb]}" "${R[base_hold_n]}")
+say "alertd RSS with ${R[hold_n]} suspended waiters: $(mb "${R[hold_kb]}") MB ($(awk -v i="${R[hold_idle_kb]}" -v r="${R[hold_kb]}" -v n="${R[hold_n]}" 'BEGIN { printf "%.1f", (r - i) / n }') kB per waiter); at $WAITERS_GOAL: $(mb "${R[hold_50k_kb]}") MB (baseline -w $(mb "${R[base_hold_50k_kb]}") MB)"
+stop_server "$SERVER_PID"
+
+start_server "$APORT" "$ALERTD" "${ALERTD_ARGS[@]}"
+sleep 0.5
+R[reused_idle_kb]=$(rss_kb "$SERVER_PID")
+hold_rss "$APORT" "$SERVER_PID" "$(new_alert "$APORT")" "$REUSED_WAITERS" -k
+R[reused_kb]=$HOLD_RSS
+R[reused_n]=$HOLD_READY
+R[reused_50k_kb]=$(extrapolate "${R[reused_idle_kb]}" "${R[reused_kb]}" "${R[reused_n]}")
+R[base_reused_50k_kb]=$(extrapolate "${R[base_reused_idle_kb]}" "${R[base_reused_kb]}" "${R[base_reused_n]}")
+say "alertd RSS with ${R[reused_n]} waiters on connections that served a request first: $(mb "${R[reused_kb]}") MB; at $WAITERS_GOAL: $(mb "${R[reused_50k_kb]}") MB (baseline -w $(mb "${R[base_reused_50k_kb]}") MB)"
+stop_server "$SERVER_PID"
+
+start_server "$APORT" "$ALERTD" "${ALERTD_ARGS[@]}"
+ALERTD_PID=$SERVER_PID
+OUT=$(timeout 120 "$BIN/fill" -p "$APORT" -n "$PENDING_SMALL" -c 32 -f "$LOGIN" 2>&1 || true)
+echo "--- fill: $OUT" >>"$LOG"
+run_wrk "alertd list, $PENDING_SMALL pending" "$ALERTD_PID" "http://127.0.0.1:$APORT/v1/alerts?limit=50"
+R[list_small]=$WRK_RATE
+R[list_small_cpu]=$WRK_CPU
+say "alertd GET /v1/alerts?limit=50, $PENDING_SMALL pending: $(fmt "${R[list_small]}") req/s = $(div "${R[list_small]}" "${R[base_get]}") x baseline [server CPU $WRK_CPU us/request] $WRK_ERRORS"
+OUT=$(timeout 400 "$BIN/fill" -p "$APORT" -n $((PENDING_BIG - PENDING_SMALL)) -c 32 -f "$LOGIN" 2>&1 || true)
+echo "--- fill: $OUT" >>"$LOG"
+R[fill_secs]=$(field secs "$OUT")
+R[fill_rate]=$(field rate "$OUT")
+say "alertd filled to $PENDING_BIG pending: $((PENDING_BIG - PENDING_SMALL)) creates in ${R[fill_secs]} s (${R[fill_rate]}/s, 32 connections, failed $(field failed "$OUT"))"
+sleep 1
+R[big_kb]=$(rss_kb "$SERVER_PID")
+say "alertd RSS with $PENDING_BIG pending: $(mb "${R[big_kb]}") MB"
+run_wrk "alertd list, $PENDING_BIG pending" "$ALERTD_PID" "http://127.0.0.1:$APORT/v1/alerts?limit=50"
+R[list_big]=$WRK_RATE
+R[list_big_cpu]=$WRK_CPU
+say "alertd GET /v1/alerts?limit=50, $PENDING_BIG pending: $(fmt "${R[list_big]}") req/s = $(div "${R[list_big]}" "${R[base_get]}") x baseline, $(div "${R[list_big]}" "${R[list_small]}") x the $PENDING_SMALL figure [server CPU $WRK_CPU us/request] $WRK_ERRORS"
+stop_server "$SERVER_PID"
+
+OUT=$(timeout 120 "$BIN/startup" -p "$APORT" -r "$STARTUP_RUNS" -- "$ALERTD" --port "$APORT" 2>&1 || true)
+echo "--- startup alertd: $OUT" >>"$LOG"
+R[startup]=$(field median_ms "$(grep STARTUP <<<"$OUT")")
+OUT=$(timeout 120 "$BIN/startup" -p "$BPORT" -r "$STARTUP_RUNS" -- "$BIN/baseline" "$BPORT" 2>&1 || true)
+echo "--- startup baseline: $OUT" >>"$LOG"
+R[base_startup]=$(field median_ms "$(grep STARTUP <<<"$OUT")")
+say "start-up to first /healthz (median of $STARTUP_RUNS): alertd ${R[startup]} ms, baseline ${R[base_startup]} ms"
+
+###############################################################################
+ELAPSED=$((SECONDS - STARTED))
+DATE=$(date -u +%Y-%m-%d)
+LOAD_END=$(cut -d' ' -f1-3 /proc/loadavg)
+
+verdict() { [[ "$1" == 1 ]] && echo "met" || echo "**not met**"; }
+# req/s row: figure, goal ratio (or empty), alertd rate, baseline rate, alertd CPU, baseline CPU [, unit]
+row_rate() {
+    local ratio unit=${7:-req}
+    ratio=$(div "$3" "$4")
+    local measured="$(fmt "$3") $unit/s (baseline $(fmt "$4")); server CPU $5 µs/request (baseline $6)"
+    local cpu="server CPU/request $(div "$5" "$6" 1) × the baseline's"
+    if [[ -n "$2" ]]; then
+        printf '| %s | ≥ %s × baseline | %s | %s × baseline: %s (%s) |\n' "$1" "$2" "$measured" "$ratio" "$(verdict "$(le "$2" "$ratio")")" "$cpu"
+    else
+        printf '| %s | (reference) | %s | %s × baseline (%s) |\n' "$1" "$measured" "$ratio" "$cpu"
+    fi
+}
+# absolute row against an upper bound: figure, goal text, measured text, value, bound
+row_goal() {
+    printf '| %s | %s | %s | %s of goal: %s |\n' "$1" "$2" "$3" "$(div "$4" "$5")" "$(verdict "$(le "$4" "$5")")"
+}
+
+TABLE=$WORK/table.md
+{
+    echo "| figure | goal | measured | ratio / verdict |"
+    echo "|---|---|---|---|"
+    row_rate 'GET /healthz' '' "${R[healthz]}" "${R[base_get]}" "${R[healthz_cpu]}" "${R[base_get_cpu]}"
+    row_rate 'GET /v1/alerts/{id}' 0.70 "${R[get]}" "${R[base_get]}" "${R[get_cpu]}" "${R[base_get_cpu]}"
+    row_rate 'POST /v1/alerts (login alert)' 0.40 "${R[post]}" "${R[base_post]}" "${R[post_cpu]}" "${R[base_post_cpu]}"
+    row_rate 'create+answer cycles' 0.20 "${R[cycles]}" "${R[base_cycles]}" "${R[cycles_cpu]}" "${R[base_cycles_cpu]}" cycles
+    row_rate "GET /v1/alerts?limit=50, $PENDING_SMALL pending" '' "${R[list_small]}" "${R[base_get]}" "${R[list_small_cpu]}" "${R[base_get_cpu]}"
+    CPU_RATIO=$(div "${R[list_big_cpu]}" "${R[list_small_cpu]}")
+    printf '| GET /v1/alerts?limit=50, %s pending | same cost as with %s (server CPU/request within 10%%) | %s req/s (baseline GET %s); server CPU %s µs/request | %s × baseline; CPU %s × and rate %s × the %s figure: %s |\n' \
+        "$PENDING_BIG" "$PENDING_SMALL" "$(fmt "${R[list_big]}")" "$(fmt "${R[base_get]}")" "${R[list_big_cpu]}" \
+        "$(div "${R[list_big]}" "${R[base_get]}")" "$CPU_RATIO" "$(div "${R[list_big]}" "${R[list_small]}")" "$PENDING_SMALL" \
+        "$(verdict "$(le "$CPU_RATIO" 1.10)")"
+    printf '| filling %s pending (POST, 32 connections) | (information) | %s s, %s creates/s | |\n' "$PENDING_BIG" "${R[fill_secs]}" "${R[fill_rate]}"
+    row_goal 'answer → waiter, 1 waiter, p50' '< 1 ms' "${R[lat_p50]} ms" "${R[lat_p50]}" 1
+    row_goal 'answer → waiter, 1 waiter, p99' '< 5 ms' "${R[lat_p99]} ms" "${R[lat_p99]}" 5
+    printf '| %s waiters on one alert, answer → last woken | < 100 ms | %s ms (baseline -w %s ms), median of %s | %s of goal: %s; %s × baseline time |\n' \
+        "$WAKE_WAITERS" "${R[wake]}" "${R[base_wake]}" "$WAKE_RUNS" "$(div "${R[wake]}" 100)" "$(verdict "$(le "${R[wake]}" 100)")" "$(div "${R[wake]}" "${R[base_wake]}")"
+    if ((R[hold_n] >= WAITERS_GOAL)); then
+        row_goal "RSS, $WAITERS_GOAL suspended waiters" '< 500 MB' "$(mb "${R[hold_kb]}") MB (baseline -w $(mb "${R[base_hold_kb]}") MB)" "$(mb "${R[hold_kb]}")" 500
+    else
+        if ((WAITERS < WAITERS_WANTED)); then WHY="the hard RLIMIT_NOFILE ($HARD_FILES) caps one process"; else WHY="BENCH_WAITERS=$WAITERS_WANTED"; fi
+        printf '| RSS, %s suspended waiters (measured) | | %s MB (baseline -w %s MB) | %s |\n' \
+            "${R[hold_n]}" "$(mb "${R[hold_kb]}")" "$(mb "${R[base_hold_kb]}")" "$WHY"
+        row_goal "RSS, $WAITERS_GOAL suspended waiters (extrapolated)" '< 500 MB' \
+            "$(mb "${R[hold_50k_kb]}") MB (baseline -w $(mb "${R[base_hold_50k_kb]}") MB)" "$(mb "${R[hold_50k_kb]}")" 500
+    fi
+    row_goal "RSS, $WAITERS_GOAL waiters on reused keep-alive connections (extrapolated from $REUSED_WAITERS)" '< 500 MB' \
+        "$(mb "${R[reused_50k_kb]}") MB (baseline -w $(mb "${R[base_reused_50k_kb]}") MB)" "$(mb "${R[reused_50k_kb]}")" 500
+    row_goal "RSS, $PENDING_BIG pending alerts" '< 1024 MB' "$(mb "${R[big_kb]}") MB" "$(mb "${R[big_kb]}")" 1024
+    row_goal 'RSS, idle' '< 25 MB' "$(mb "${R[idle_kb]}") MB (baseline $(mb "${R[base_idle_kb]}") MB)" "$(mb "${R[idle_kb]}")" 25
+    row_goal 'start-up to first /healthz' '< 100 ms' "${R[startup]} ms (baseline ${R[base_startup]} ms), median of $STARTUP_RUNS" "${R[startup]}" 100
+} >"$TABLE"
+
+SECTION=$WORK/section.md
+{
+    echo "Run of $DATE, git \`$DESCRIBE\`, \`make bench\` took ${ELAPSED} s."
+    echo
+    echo "Machine: $MACHINE; RLIMIT_NOFILE hard limit $HARD_FILES; load average $LOAD_START at the start, $LOAD_END at the end."
+    echo "Software: $SWIFT_VERSION, libmicrohttpd $MHD_VERSION, wrk $WRK_VERSION. wrk: \`-t2 -c64 -d${DURATION}s\` on every rate."
+    echo
+    cat "$TABLE"
+} >"$SECTION"
+
+echo
+cat "$TABLE"
+echo
+
+mkdir -p bench/results
+RESULT=bench/results/$DATE-$SHA.txt
+n=2
+while [[ -e "$RESULT" ]]; do RESULT=bench/results/$DATE-$SHA-$n.txt; n=$((n + 1)); done
+{
+    cat "$SECTION"
+    echo
+    echo "== log"
+    cat "$LOG"
+} >"$RESULT"
+echo "results: $RESULT"
+
+# docs/PERFORMANCE.md: fill "Before" once, replace "Latest" every run.
+DOC=docs/PERFORMANCE.md
+if [[ "${BENCH_NO_DOCS:-0}" != 1 ]]; then
+    if [[ ! -f "$DOC" ]]; then
+        cat >"$DOC" <<'EOF'
+# Performance
+
+`make bench` measures alertd side by side with the ceiling of its own stack; see bench/README.md
+for the method. The "Before" section is the first run and is kept; `make bench` rewrites only
+"Latest".
+
+## Before
+
+<!-- bench:before:start -->
+<!-- bench:before:end -->
+
+## Latest
+
+<!-- bench:latest:start -->
+<!-- bench:latest:end -->
+EOF
+    fi
+    grep -q '<!-- bench:latest:start -->' "$DOC" || echo "docs: $DOC has no <!-- bench:latest:start/end --> markers; not updated" >&2
+    replace_block() { # name file
+        awk -v name="$1" -v file="$2" '
+            $0 == "<!-- bench:" name ":start -->" { print; while ((getline line < file) > 0) print line; skip = 1; next }
+            $0 == "<!-- bench:" name ":end -->" { skip = 0 }
+            !skip { print }' "$DOC" >"$DOC.tmp" && mv "$DOC.tmp" "$DOC"
+    }
+    if awk '/<!-- bench:before:start -->/ { getline; exit ($0 ~ /<!-- bench:before:end -->/) ? 0 : 1 }' "$DOC"; then
+        replace_block before "$SECTION"
+        echo "docs: wrote the Before section of $DOC"
+    fi
+    replace_block latest "$SECTION"
+    echo "docs: wrote the Latest section of $DOC"
+fi
+echo "make bench: done in $((SECONDS - STARTED)) s"
