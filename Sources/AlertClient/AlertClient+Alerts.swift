@@ -1,0 +1,126 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+extension AlertClient {
+    /// Creates an alert (`POST /v1/alerts`).
+    /// - Parameters:
+    ///   - input: The alert; the server normalizes its buttons.
+    ///   - idempotencyKey: Sent as `Idempotency-Key` for servers that honour it (alertd v1 ignores it).
+    /// - Returns: The pending alert, after normalization.
+    /// - Throws: `.server` 422 naming each bad member in `problem.errors`, 429 when too many are pending.
+    public func create(_ input: AlertInput, idempotencyKey: String? = nil) async throws(AlertClientError)
+        -> RemoteAlert
+    {
+        let body = try encode(input)
+        let response = try await exchange("POST", "/v1/alerts", body: body, headers: idempotencyKey.map {
+            ["Idempotency-Key": $0]
+        } ?? [:])
+        return try decode(RemoteAlert.self, response, expecting: 201)
+    }
+
+    /// Reads an alert (`GET /v1/alerts/{id}`), secure values included.
+    /// - Parameters:
+    ///   - id: The alert's id.
+    ///   - wait: Seconds (0 to 300) to hold the request while the alert is pending.
+    /// - Returns: The alert as it is when the server answers.
+    /// - Throws: `.server` 404 for an unknown id.
+    public func alert(_ id: String, wait: Int = 0) async throws(AlertClientError) -> RemoteAlert {
+        let response = try await exchange("GET", "/v1/alerts/\(segment(id))", query: waitQuery(wait), wait: wait)
+        return try decode(RemoteAlert.self, response)
+    }
+
+    /// Polls or long-polls the Result (`GET /v1/alerts/{id}/response`).
+    /// - Parameters:
+    ///   - id: The alert's id.
+    ///   - wait: Seconds (0 to 300) to hold the request while the alert is pending.
+    /// - Returns: The Result, or `nil` while the alert is pending (`204`).
+    public func response(_ id: String, wait: Int = 0) async throws(AlertClientError) -> RemoteResult? {
+        let response = try await exchange(
+            "GET", "/v1/alerts/\(segment(id))/response", query: waitQuery(wait), wait: wait)
+        if response.status == 204 { return nil }
+        return try decode(RemoteResult.self, response)
+    }
+
+    /// Answers an alert by button index (`POST /v1/alerts/{id}/response`).
+    /// - Parameters:
+    ///   - id: The alert's id.
+    ///   - buttonIndex: Index into the alert's normalized `buttons`.
+    ///   - values: One string per field; `nil` keeps each field's `text`.
+    /// - Returns: The Result of this answer.
+    /// - Throws: `.server` 409 with `problem.result` (the Result that won) if the alert had resolved, 404, 422.
+    public func answer(_ id: String, buttonIndex: Int, values: [String]? = nil) async throws(AlertClientError)
+        -> RemoteResult
+    {
+        try await postAnswer(id, AnswerBody(buttonIndex: buttonIndex, button: nil, values: values))
+    }
+
+    /// Answers an alert by button title (the first button with exactly this title).
+    /// - Parameters:
+    ///   - id: The alert's id.
+    ///   - title: The button's title.
+    ///   - values: One string per field; `nil` keeps each field's `text`.
+    /// - Returns: The Result of this answer.
+    /// - Throws: As `answer(_:buttonIndex:values:)`; 422 for an unknown title.
+    public func answer(_ id: String, button title: String, values: [String]? = nil) async throws(AlertClientError)
+        -> RemoteResult
+    {
+        try await postAnswer(id, AnswerBody(buttonIndex: nil, button: title, values: values))
+    }
+
+    /// Withdraws an alert (`DELETE /v1/alerts/{id}`): it resolves as its cancel button, resolution `dismissed`.
+    /// - Parameter id: The alert's id.
+    /// - Returns: The Result of the dismissal.
+    /// - Throws: `.server` 409 with `problem.result` if it had already resolved, 404 for an unknown id.
+    public func dismiss(_ id: String) async throws(AlertClientError) -> RemoteResult {
+        let response = try await exchange("DELETE", "/v1/alerts/\(segment(id))")
+        return try decode(RemoteResult.self, response)
+    }
+
+    /// Lists alerts oldest first (`GET /v1/alerts`); with `index` and `wait`, a blocking query.
+    /// - Parameters:
+    ///   - state: `pending`, `resolved` or `all`.
+    ///   - presenter: Only alerts addressed to this presenter.
+    ///   - limit: At most this many (1 to 1000; the server's default is 100).
+    ///   - index: A change index from an earlier list; with `wait`, hold until the store has changed past it.
+    ///   - wait: Seconds (0 to 300) to hold the request.
+    /// - Returns: The alerts (secure values `nil`) and the store's change index.
+    public func list(
+        state: String = "pending", presenter: String? = nil, limit: Int? = nil, index: UInt64? = nil, wait: Int = 0
+    ) async throws(AlertClientError) -> RemoteAlertList {
+        var query = [URLQueryItem(name: "state", value: state)]
+        if let presenter { query.append(URLQueryItem(name: "presenter", value: presenter)) }
+        if let limit { query.append(URLQueryItem(name: "limit", value: String(limit))) }
+        if let index { query.append(URLQueryItem(name: "index", value: String(index))) }
+        query += waitQuery(wait)
+        let response = try await exchange("GET", "/v1/alerts", query: query, wait: index == nil ? 0 : wait)
+        return try decode(RemoteAlertList.self, response)
+    }
+
+    /// Checks that the server is up (`GET /healthz`).
+    /// - Throws: `.unreachable` when it cannot be reached, `.server` for an error status.
+    public func health() async throws(AlertClientError) {
+        let response = try await exchange("GET", "/healthz")
+        try check(response, expecting: [200])
+    }
+
+    // MARK: helpers
+
+    private func waitQuery(_ wait: Int) -> [URLQueryItem] {
+        wait > 0 ? [URLQueryItem(name: "wait", value: String(wait))] : []
+    }
+
+    private func postAnswer(_ id: String, _ body: AnswerBody) async throws(AlertClientError) -> RemoteResult {
+        let data = try encode(body)
+        let response = try await exchange("POST", "/v1/alerts/\(segment(id))/response", body: data)
+        return try decode(RemoteResult.self, response)
+    }
+}
+
+/// The body of `POST /v1/alerts/{id}/response`; `nil` members are left out.
+private struct AnswerBody: Encodable {
+    let buttonIndex: Int?
+    let button: String?
+    let values: [String]?
+}

@@ -1,0 +1,85 @@
+extension AlertClient {
+    /// Waits until an alert resolves and returns its Result.
+    ///
+    /// Long-polls `GET /v1/alerts/{id}/response?wait=pollWait`, again and again across long-poll time-outs. While
+    /// the server cannot be reached (refused, connection lost, request time-out, `503` while it shuts down) it
+    /// retries with exponential back-off: 0.2 s doubling to at most 5 s, with a little jitter, forever unless
+    /// `giveUpAfter` is given. Once the server answers again the back-off starts over.
+    ///
+    /// Alerts live in the server's memory: if the server restarted meanwhile, the alert is gone and this throws
+    /// `.server` with status 404.
+    ///
+    /// Cancelling the calling Task cancels the in-flight long-poll and throws `.cancelled` promptly. It only stops
+    /// *waiting*: the alert stays pending on the server. Call `dismiss(_:)` to withdraw it.
+    ///
+    /// - Parameters:
+    ///   - id: The alert's id.
+    ///   - giveUpAfter: How long the server may stay unreachable (continuously) before the last error is thrown;
+    ///     `nil` retries forever.
+    /// - Returns: The Result, secure values included.
+    /// - Throws: `.cancelled`; `.server` (404, 400, …) for an error the server gave; `.unreachable`/`.timedOut`
+    ///   only after `giveUpAfter`.
+    public func waitForResult(_ id: String, giveUpAfter: Duration? = nil) async throws(AlertClientError)
+        -> RemoteResult
+    {
+        var backoff = Backoff()
+        var outageStart: ContinuousClock.Instant?
+        while true {
+            if Task.isCancelled { throw .cancelled }
+            do {
+                if let result = try await response(id, wait: pollWait) { return result }
+                backoff.reset()
+                outageStart = nil
+            } catch {
+                guard error.isTransient else { throw error }
+                let now = ContinuousClock.now
+                let start = outageStart ?? now
+                outageStart = start
+                var delay = backoff.next()
+                if let giveUpAfter {
+                    let remaining = giveUpAfter - (now - start)
+                    if remaining <= .zero { throw error }
+                    delay = min(delay, remaining)
+                }
+                do {
+                    try await Task.sleep(for: delay)
+                } catch {
+                    throw .cancelled
+                }
+            }
+        }
+    }
+}
+
+extension AlertClientError {
+    /// Whether retrying later may succeed: the server is (perhaps briefly) unreachable, timed out, or answered
+    /// 502/503/504 (503 is what alertd answers waiting requests while it shuts down). `waitForResult` retries
+    /// these; a loop of blocking list queries should too, starting again without an `index` (a restarted server
+    /// counts its index from 0).
+    public var isTransient: Bool {
+        switch kind {
+        case .unreachable, .timedOut: true
+        case .server: status == 502 || status == 503 || status == 504
+        case .invalidResponse, .cancelled: false
+        }
+    }
+}
+
+/// Exponential back-off: 0.2 s doubling to 5 s, each delay jittered down by up to 20 %.
+struct Backoff: Sendable {
+    private let initial: Duration = .milliseconds(200)
+    private let maximum: Duration = .seconds(5)
+    private var current: Duration = .milliseconds(200)
+
+    /// The next delay.
+    mutating func next() -> Duration {
+        let delay = current
+        current = min(current * 2, maximum)
+        return delay * Double.random(in: 0.8...1.0)
+    }
+
+    /// Back to the initial delay.
+    mutating func reset() {
+        current = initial
+    }
+}

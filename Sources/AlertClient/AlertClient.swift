@@ -1,0 +1,80 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// The low-level HTTP client for alertd: one method per operation of `openapi.yaml`, plus `waitForResult`, which
+/// keeps long-polling until an alert resolves.
+///
+/// Every method throws only `AlertClientError`. Cancelling the calling Task cancels the in-flight request and throws
+/// `.cancelled`; it never withdraws an alert (call `dismiss(_:)` for that).
+public final class AlertClient: Sendable {
+    /// The server's base URL, such as `http://127.0.0.1:8080` (a path prefix is kept).
+    public let baseURL: URL
+    /// Seconds each long-poll of `waitForResult` asks the server to hold the request (0 to 300).
+    public let pollWait: Int
+    /// The session requests go through.
+    public let session: URLSession
+    /// Time-out of a request that does not wait; a waiting request gets `wait` seconds more.
+    let requestTimeout: TimeInterval
+    /// Whether `session` was made here (and so is invalidated when the client goes away).
+    private let ownsSession: Bool
+
+    /// The URL used when `ALERTD_URL` is not set.
+    public static let defaultURL = URL(string: "http://127.0.0.1:8080")!
+
+    /// - Parameters:
+    ///   - baseURL: The server, such as `http://127.0.0.1:8080`.
+    ///   - session: The session to use; by default one made by `makeSession()`, owned by this client.
+    ///   - pollWait: Seconds each long-poll of `waitForResult` waits (clamped to 0...300). Default 60.
+    ///   - requestTimeout: Seconds a request may take beyond its `wait`. Default 30.
+    public init(baseURL: URL, session: URLSession? = nil, pollWait: Int = 60, requestTimeout: TimeInterval = 30) {
+        self.baseURL = baseURL
+        self.session = session ?? Self.makeSession()
+        ownsSession = session == nil
+        self.pollWait = min(max(pollWait, 0), 300)
+        self.requestTimeout = requestTimeout
+    }
+
+    deinit {
+        if ownsSession { session.finishTasksAndInvalidate() }
+    }
+
+    /// A client for `ALERTD_URL` from the environment, or `http://127.0.0.1:8080` when it is unset or not a URL.
+    /// - Parameter environment: The environment to read; the process's by default.
+    public static func fromEnvironment(
+        _ environment: [String: String] = ProcessInfo.processInfo.environment
+    ) -> AlertClient {
+        let url = environment["ALERTD_URL"].flatMap(parseBaseURL) ?? defaultURL
+        return AlertClient(baseURL: url)
+    }
+
+    /// Parses a base URL given by a person: `http://host:port[/prefix]`, or `host:port` (http is assumed).
+    /// - Returns: `nil` unless it is an http(s) URL with a host.
+    public static func parseBaseURL(_ text: String) -> URL? {
+        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        let withScheme = trimmed.contains("://") ? trimmed : "http://" + trimmed
+        guard let components = URLComponents(string: withScheme),
+              let scheme = components.scheme?.lowercased(), scheme == "http" || scheme == "https",
+              let host = components.host, !host.isEmpty,
+              components.query == nil, components.fragment == nil
+        else { return nil }
+        return components.url
+    }
+
+    /// A session suited to long-polling: up to 64 connections per host, no cache, no cookies, and time-outs long
+    /// enough for the longest `wait` (300 s) plus margin.
+    public static func makeSession() -> URLSession {
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.httpMaximumConnectionsPerHost = 64
+        configuration.timeoutIntervalForRequest = 330
+        configuration.timeoutIntervalForResource = 330
+        configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
+        configuration.urlCache = nil
+        configuration.httpCookieStorage = nil
+        configuration.httpShouldSetCookies = false
+        configuration.httpCookieAcceptPolicy = .never
+        configuration.httpAdditionalHeaders = ["User-Agent": "AlertClient/1", "Accept": "application/json"]
+        return URLSession(configuration: configuration)
+    }
+}

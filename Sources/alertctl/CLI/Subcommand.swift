@@ -1,0 +1,43 @@
+import AlertClient
+
+/// One `alertctl` command: its names, help, options, and how it runs.
+protocol Subcommand {
+    /// The name typed after `alertctl`.
+    static var name: String { get }
+    /// Other names for it (`post` for `alert`).
+    static var aliases: [String] { get }
+    /// One line for `alertctl --help`.
+    static var summary: String { get }
+    /// The usage line(s), such as `alertctl get ID [--json]`.
+    static var usage: String { get }
+    /// What `--help` says after the usage and before the options.
+    static var discussion: String { get }
+    /// The options it accepts, besides `--url` and `--help`.
+    static var options: [OptionSpec] { get }
+
+    /// Checks the command line.
+    init(_ arguments: ParsedArguments) throws(UsageError)
+
+    /// Runs against `client` and returns the exit code.
+    func run(_ context: CommandContext) async -> ExitCode
+}
+
+extension Subcommand {
+    static var aliases: [String] { [] }
+
+    /// The full `--help` text.
+    static var help: String {
+        var text = "Usage: \(usage)\n\n\(summary)\n"
+        if !discussion.isEmpty { text += "\n\(discussion)\n" }
+        text += "\nOptions:\n" + (options + [.url, .help]).map(\.helpLine).joined(separator: "\n")
+        return text
+    }
+}
+
+/// What a running command needs: the client and the URL it talks to (for messages).
+struct CommandContext: Sendable {
+    /// The client for `url`.
+    let client: AlertClient
+    /// The base URL, as shown in messages.
+    var url: String { client.baseURL.absoluteString }
+}

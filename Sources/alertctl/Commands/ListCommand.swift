@@ -1,0 +1,52 @@
+import AlertClient
+import Foundation
+
+/// `alertctl list`: a table of alerts, oldest first.
+struct ListCommand: Subcommand {
+    static let name = "list"
+    static let summary = "List alerts, oldest first, as a table (or JSON)."
+    static let usage = "alertctl list [--state pending|resolved|all] [--presenter NAME] [--limit N] [--json]"
+    static let discussion = """
+        Columns: AGE, ID, PRESENTER, the title (or message), and the buttons in order: the first is
+        the cancel button, a trailing ! marks a destructive one. Resolved alerts show their result.
+        Secure values never appear in lists.
+        """
+    static let options: [OptionSpec] = [
+        .option("--state", "-s", value: "STATE", help: "pending (default), resolved or all"),
+        .option("--presenter", "-p", value: "NAME", help: "Only alerts addressed to this presenter"),
+        .option("--limit", "-n", value: "N", help: "At most N alerts (1 to 1000; default 100)"),
+        .json,
+    ]
+
+    let state: String
+    let presenter: String?
+    let limit: Int?
+    let json: Bool
+
+    init(_ arguments: ParsedArguments) throws(UsageError) {
+        _ = try arguments.positionals()
+        state = arguments.value("--state") ?? "pending"
+        guard ["pending", "resolved", "all"].contains(state) else {
+            throw UsageError("--state must be pending, resolved or all; got '\(state)'")
+        }
+        presenter = arguments.value("--presenter")
+        limit = try arguments.integer("--limit")
+        json = arguments.has("--json")
+    }
+
+    func run(_ context: CommandContext) async -> ExitCode {
+        do {
+            let list = try await context.client.list(state: state, presenter: presenter, limit: limit)
+            if json {
+                Console.out(JSONOutput.list(list))
+            } else if list.alerts.isEmpty {
+                Console.out("no \(state == "all" ? "" : state + " ")alerts")
+            } else {
+                Console.out(AlertTable.render(list.alerts, now: Date()))
+            }
+            return .ok
+        } catch {
+            return Failure.report(error, context, json: json)
+        }
+    }
+}

@@ -1,0 +1,29 @@
+import AlertClient
+
+/// Prints a Result: the chosen button's title, then each field value on its own line; or JSON.
+enum ResultPrinter {
+    /// Prints `result` to standard output.
+    /// - Parameters:
+    ///   - result: The Result.
+    ///   - json: Print the Result as JSON instead.
+    static func print(_ result: RemoteResult, json: Bool) {
+        if json {
+            Console.out(JSONOutput.result(result))
+            return
+        }
+        Console.out(result.buttonTitle)
+        for value in result.values {
+            Console.out(value ?? "")
+        }
+    }
+
+    /// The exit code a Result means for `alert --wait` and `wait`: 0 when a responder chose a button other than
+    /// cancel, else 1 (saying on standard error when the alert was dismissed or expired).
+    static func exitCode(for result: RemoteResult) -> ExitCode {
+        if result.isAccepted { return .ok }
+        if !result.isAnswered {
+            Console.err("alertctl: the alert was \(result.resolution)")
+        }
+        return .notAccepted
+    }
+}

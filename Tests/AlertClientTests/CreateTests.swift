@@ -1,0 +1,102 @@
+import AlertClient
+import Foundation
+import Testing
+
+@Suite("AlertClient.create")
+struct CreateTests {
+    @Test("creates an alert and returns it normalized")
+    func createNormalizes() async throws {
+        try await LiveAlertd.with { server in
+            let client = server.client()
+            let input = AlertInput(
+                title: "Discard changes?", message: "You have unsaved edits.", tag: -42, presenter: "editor",
+                animated: false, buttons: [.destructive("Discard"), .cancel("Keep Editing"), "Save"], timeout: 300)
+            let alert = try await client.create(input)
+            #expect(alert.id.count == 22)
+            #expect(alert.title == "Discard changes?")
+            #expect(alert.message == "You have unsaved edits.")
+            #expect(alert.style == "alert")
+            #expect(alert.alertStyle == .alert)
+            #expect(alert.tag == -42)
+            #expect(alert.presenter == "editor")
+            #expect(alert.animated == false)
+            #expect(alert.buttons.map(\.title) == ["Keep Editing", "Discard", "Save"])
+            #expect(alert.buttons.map(\.index) == [0, 1, 2])
+            #expect(alert.buttons[0].isCancel && alert.cancelButton?.title == "Keep Editing")
+            #expect(alert.buttons[1].isDestructive)
+            #expect(alert.isPending && alert.state == "pending" && alert.result == nil)
+            #expect(alert.expiresAt != nil)
+        }
+    }
+
+    @Test("a simple alert gets one OK button, which is its cancel button for dismissal")
+    func simpleAlert() async throws {
+        try await LiveAlertd.with { server in
+            let alert = try await server.client().create(AlertInput(message: "Disk full"))
+            #expect(alert.buttons == [RemoteButton(index: 0, title: "OK", style: "default")])
+            #expect(alert.cancelButton?.title == "OK")
+            #expect(alert.presenter == "root")
+            #expect(alert.expiresAt == nil)
+        }
+    }
+
+    @Test("destructive titles, fields with keyboards, and an action sheet")
+    func destructiveFieldsAndSheets() async throws {
+        try await LiveAlertd.with { server in
+            let client = server.client()
+            let login = try await client.create(
+                AlertInput(
+                    title: "Login", buttons: ["Cancel", "Log in"],
+                    fields: [
+                        FieldInput(placeholder: "Email", text: "a@example.com", keyboard: "UIKeyboardTypeEmailAddress"),
+                        FieldInput(placeholder: "Password", secure: true, keyboard: "alphabet"),
+                    ]))
+            #expect(login.fields.map(\.placeholder) == ["Email", "Password"])
+            #expect(login.fields.map(\.keyboard) == ["emailAddress", "asciiCapable"])
+            #expect(login.fields.map(\.secure) == [false, true])
+            #expect(login.fields[0].text == "a@example.com")
+            let sheet = try await client.create(
+                AlertInput(
+                    title: "Delete this photo?", style: .actionSheet, tag: 7, buttons: ["Cancel", "Delete Photo"],
+                    destructive: ["Delete Photo"]))
+            #expect(sheet.style == "actionSheet")
+            #expect(sheet.buttons.map(\.style) == ["cancel", "destructive"])
+            #expect(sheet.fields.isEmpty)
+        }
+    }
+
+    @Test("a 422 surfaces as .server with the problem and each bad member's pointer")
+    func validationProblem() async throws {
+        try await LiveAlertd.with { server in
+            let client = server.client()
+            let error = await #expect(throws: AlertClientError.self) {
+                try await client.create(AlertInput(title: "x", presenter: "not a presenter", buttons: ["A", "B"],
+                                                   destructive: ["Nope"]))
+            }
+            #expect(error?.kind == .server)
+            #expect(error?.status == 422)
+            #expect(error?.problem?.type == "urn:alertd:problem:validation-failed")
+            let pointers = error?.problem?.errors.compactMap(\.pointer) ?? []
+            #expect(pointers.contains { $0.hasPrefix("/presenter") || $0.hasPrefix("/destructive") }, "\(pointers)")
+            #expect(error.map { String(describing: $0) }?.contains("HTTP 422") == true)
+
+            let sheetFields = await #expect(throws: AlertClientError.self) {
+                try await client.create(AlertInput(title: "x", style: .actionSheet, fields: [FieldInput()]))
+            }
+            #expect(sheetFields?.problem?.errors.first?.pointer?.hasPrefix("/fields") == true)
+
+            let empty = await #expect(throws: AlertClientError.self) {
+                try await client.create(AlertInput())
+            }
+            #expect(empty?.status == 422)
+        }
+    }
+
+    @Test("an idempotency key is accepted (sent as a header)")
+    func idempotencyKey() async throws {
+        try await LiveAlertd.with { server in
+            let alert = try await server.client().create(AlertInput(message: "hi"), idempotencyKey: "key-1")
+            #expect(alert.isPending)
+        }
+    }
+}

@@ -1,0 +1,107 @@
+import AlertClient
+import Foundation
+import Testing
+
+@Suite("AlertClient.list and health")
+struct ListTests {
+    @Test("lists pending alerts oldest first, filtered by presenter and limited; secure text is nil")
+    func listFilters() async throws {
+        try await LiveAlertd.with { server in
+            let client = server.client()
+            let first = try await client.create(loginInput)
+            let second = try await client.create(AlertInput(message: "two", presenter: "ops"))
+            let third = try await client.create(AlertInput(message: "three", presenter: "ops"))
+            let all = try await client.list()
+            #expect(all.alerts.map(\.id) == [first.id, second.id, third.id])
+            #expect(all.alerts[0].fields.map(\.text) == ["", nil])
+            #expect(try await client.list(presenter: "ops").alerts.map(\.id) == [second.id, third.id])
+            #expect(try await client.list(limit: 1).alerts.map(\.id) == [first.id])
+            _ = try await client.answer(first.id, buttonIndex: 1, values: ["alice", "secret"])
+            #expect(try await client.list().alerts.map(\.id) == [second.id, third.id])
+            let resolved = try await client.list(state: "resolved")
+            #expect(resolved.alerts.map(\.id) == [first.id])
+            #expect(resolved.alerts[0].result?.values == ["alice", nil])
+            #expect(try await client.list(state: "all").alerts.count == 3)
+        }
+    }
+
+    @Test("the blocking query returns when the store changes past the index")
+    func blockingQuery() async throws {
+        try await LiveAlertd.with { server in
+            let client = server.client()
+            let before = try await client.list()
+            let start = ContinuousClock.now
+            async let changed = client.list(index: before.index, wait: 30)
+            try await Task.sleep(for: .milliseconds(200))
+            let alert = try await server.client().create(AlertInput(message: "new"))
+            let after = try await changed
+            #expect(after.index > before.index)
+            #expect(after.alerts.map(\.id) == [alert.id])
+            #expect(ContinuousClock.now - start < .seconds(10))
+            // Nothing changes: held for the wait, then the same index.
+            let held = ContinuousClock.now
+            let same = try await client.list(index: after.index, wait: 1)
+            #expect(same.index == after.index)
+            #expect(ContinuousClock.now - held >= .milliseconds(900))
+        }
+    }
+
+    @Test("bad query parameters are .server 400 naming the parameter")
+    func badParameters() async throws {
+        try await LiveAlertd.with { server in
+            let error = await #expect(throws: AlertClientError.self) {
+                try await server.client().list(state: "sideways")
+            }
+            #expect(error?.status == 400)
+            #expect(error?.problem?.errors.first?.parameter == "state")
+        }
+    }
+
+    @Test("health succeeds against a server and fails fast as .unreachable without one")
+    func health() async throws {
+        try await LiveAlertd.with { server in
+            try await server.client().health()
+        }
+        let start = ContinuousClock.now
+        let error = await #expect(throws: AlertClientError.self) {
+            try await AlertClient(baseURL: URL(string: "http://127.0.0.1:1")!).health()
+        }
+        #expect(error?.kind == .unreachable)
+        #expect(ContinuousClock.now - start < .seconds(10))
+    }
+
+    @Test("list and health work again after the server restarts on the same port")
+    func reconnectAfterRestart() async throws {
+        let first = try LiveAlertd.start()
+        let port = first.port
+        let client = first.client()
+        _ = try await client.create(AlertInput(message: "before"))
+        #expect(try await client.list().alerts.count == 1)
+        await first.app.shutdown()
+        let down = await #expect(throws: AlertClientError.self) { try await client.health() }
+        #expect(down?.kind == .unreachable)
+        let second = try LiveAlertd.start(port: port)
+        defer { Task { await second.app.shutdown() } }
+        try await client.health()
+        let list = try await client.list()
+        #expect(list.alerts.isEmpty, "the new server starts empty")
+        _ = try await client.create(AlertInput(message: "after"))
+        #expect(try await client.list().alerts.map(\.message) == ["after"])
+        await second.app.shutdown()
+    }
+
+    @Test("a server that never answers gives .timedOut after the request time-out, plus the wait")
+    func requestTimeout() async throws {
+        let silent = try SilentServer()
+        let client = AlertClient(baseURL: URL(string: "http://127.0.0.1:\(silent.port)")!, requestTimeout: 1)
+        var start = ContinuousClock.now
+        let plain = await #expect(throws: AlertClientError.self) { try await client.health() }
+        #expect(plain?.kind == .timedOut)
+        #expect(ContinuousClock.now - start < .seconds(10), "\(ContinuousClock.now - start)")
+        start = ContinuousClock.now
+        let waiting = await #expect(throws: AlertClientError.self) { try await client.response("x", wait: 2) }
+        #expect(waiting?.kind == .timedOut)
+        let elapsed = ContinuousClock.now - start
+        #expect(elapsed >= .milliseconds(2800) && elapsed < .seconds(15), "\(elapsed)")
+    }
+}

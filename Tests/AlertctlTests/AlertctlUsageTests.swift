@@ -1,0 +1,68 @@
+import Foundation
+import Testing
+
+@Suite("alertctl usage, help and exit codes")
+struct AlertctlUsageTests {
+    @Test("alertctl --help lists the commands and the exit codes")
+    func topLevelHelp() async throws {
+        for arguments in [["--help"], ["-h"], ["help"]] {
+            let output = try await AlertctlProcess.run(arguments)
+            #expect(output.status == 0, "\(output)")
+            for word in ["alert", "get", "wait", "answer", "dismiss", "list", "watch", "dashboard", "demo", "--url"] {
+                #expect(output.stdout.contains(word))
+            }
+            #expect(output.stdout.contains("Exit status"))
+            #expect(output.stdout.contains("3  cannot reach alertd"))
+        }
+    }
+
+    @Test(
+        "--help works on each command",
+        arguments: ["alert", "post", "get", "wait", "answer", "dismiss", "list", "watch"])
+    func commandHelp(_ command: String) async throws {
+        let output = try await AlertctlProcess.run([command, "--help"])
+        #expect(output.status == 0, "\(output)")
+        #expect(output.stdout.hasPrefix("Usage: alertctl "))
+        #expect(output.stdout.contains("--url URL"))
+        let viaHelp = try await AlertctlProcess.run(["help", command])
+        #expect(viaHelp.stdout == output.stdout)
+    }
+
+    @Test("usage errors exit 2 with a message and a hint to --help", arguments: [
+        [] as [String], ["frobnicate"], ["get"], ["get", "a", "b"], ["alert"], ["alert", "x", "--buton", "OK"],
+        ["alert", "x", "--style", "popover"], ["alert", "x", "--tag", "many"], ["alert", "x", "--timeout", "-1"],
+        ["alert", "x", "--title", "y"], ["answer", "id"], ["answer", "id", "--button", "OK", "--index", "1"],
+        ["answer", "id", "--index", "one"], ["list", "--state", "sideways"], ["list", "--limit"],
+        ["--url", "ftp://example.com", "list"], ["list", "--url", "not a url"],
+    ])
+    func usageErrors(_ arguments: [String]) async throws {
+        let output = try await AlertctlProcess.run(arguments)
+        #expect(output.status == 2, "\(arguments): \(output)")
+        #expect(output.stderr.hasPrefix("alertctl"))
+        #expect(output.stderr.contains("--help"))
+        #expect(output.stdout.isEmpty)
+    }
+
+    @Test("an unreachable server exits 3 with a clear message", arguments: [
+        ["list"], ["alert", "x"], ["alert", "x", "--wait"], ["get", "id"], ["wait", "id"],
+        ["answer", "id", "--index", "0"], ["dismiss", "id"], ["watch"],
+    ])
+    func unreachable(_ arguments: [String]) async throws {
+        let output = try await AlertctlProcess.run(["--url", "http://127.0.0.1:1"] + arguments)
+        #expect(output.status == 3, "\(arguments): \(output)")
+        #expect(output.stderr.contains("cannot reach alertd at http://127.0.0.1:1"))
+    }
+
+    @Test("--url may come before or after the command, as --url=URL too")
+    func urlPlacement() async throws {
+        try await AlertctlServer.with { server in
+            let placements = [
+                ["--url", server.url, "list"], ["list", "--url", server.url], ["--url=\(server.url)", "list"],
+            ]
+            for arguments in placements {
+                let output = try await AlertctlProcess.run(arguments)
+                #expect(output.status == 0, "\(arguments): \(output)")
+            }
+        }
+    }
+}
