@@ -12,15 +12,13 @@ endif
 SWIFT ?= swift
 IMAGE ?= alertd
 
-# What `deps` installs when libmicrohttpd (or pkg-config) is missing.
-APT_PACKAGES := libmicrohttpd-dev pkg-config
 
 .DEFAULT_GOAL := help
-.PHONY: help deps build release run test clean docker
+.PHONY: help deps test-deps build release run test clean docker
 
 help:
 	@echo "alertd targets:"
-	@echo "  make deps     install libmicrohttpd-dev and pkg-config via apt-get if missing; check swift"
+	@echo "  make deps     install what building needs via apt-get if missing (scripts/deps.sh); check swift"
 	@echo "  make build    debug build (.build/debug/alertd)"
 	@echo "  make release  release build (.build/release/alertd)"
 	@echo "  make run      release build, then serve (127.0.0.1:8080; ALERTD_HOST, ALERTD_PORT, ARGS=... change it)"
@@ -34,18 +32,11 @@ deps:
 	@command -v $(SWIFT) >/dev/null 2>&1 || { \
 	  echo "deps: swift not found on PATH or in /opt/swift/usr/bin; install Swift 6 (https://swift.org/install) or set SWIFT=/path/to/swift" >&2; \
 	  exit 1; }
-	@if ! command -v pkg-config >/dev/null 2>&1 || ! pkg-config --exists libmicrohttpd; then \
-	  echo "deps: installing $(APT_PACKAGES) with apt-get"; \
-	  if ! command -v apt-get >/dev/null 2>&1; then \
-	    echo "deps: apt-get not found; install libmicrohttpd (with headers) and pkg-config yourself" >&2; exit 1; \
-	  fi; \
-	  if [ "$$(id -u)" -eq 0 ]; then SUDO=; \
-	  elif command -v sudo >/dev/null 2>&1; then SUDO=sudo; \
-	  else echo "deps: not root and no sudo; run as root: apt-get install $(APT_PACKAGES)" >&2; exit 1; fi; \
-	  $$SUDO apt-get update -qq >/dev/null && \
-	  $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $(APT_PACKAGES) >/dev/null || exit 1; \
-	  pkg-config --exists libmicrohttpd || { echo "deps: pkg-config still cannot find libmicrohttpd" >&2; exit 1; }; \
-	fi
+	@scripts/deps.sh build
+
+# The dashboard tests drive alertctl through a real terminal: tmux.
+test-deps: deps
+	@scripts/deps.sh test
 
 build: deps
 	$(SWIFT) build
@@ -61,7 +52,7 @@ run: release
 # `swift build --build-tests` builds every product, alertd included: the integration
 # tests spawn .build/debug/alertd, which `swift test` alone does not necessarily build.
 # Swift Testing runs tests in parallel by itself; no --parallel.
-test: deps
+test: test-deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test
 
@@ -75,4 +66,5 @@ docker:
 # BENCH_SCRATCH=dir builds elsewhere than .build; BENCH_DURATION=s sets each wrk run (10).
 .PHONY: bench
 bench: deps
+	@scripts/deps.sh bench
 	bench/run.sh

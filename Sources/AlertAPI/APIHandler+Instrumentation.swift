@@ -1,4 +1,18 @@
 import MicroHTTP
+import Synchronization
+
+/// Request ids: a random per-process prefix and a counter, so making one costs no system call.
+let requestIDs = RequestIDSource()
+
+final class RequestIDSource: Sendable {
+    private let prefix = String(UInt32.random(in: 0x1000_0000...UInt32.max), radix: 16)
+    private let counter = Atomic<UInt64>(0)
+
+    func next() -> String {
+        let number = counter.add(1, ordering: .relaxed).newValue
+        return prefix + "-" + String(number, radix: 16)
+    }
+}
 
 extension APIHandler {
     /// Counts and logs a reply once its status is known, and tags it with the request id.
@@ -33,8 +47,7 @@ extension APIHandler {
            given.utf8.allSatisfy({ $0 > 32 && $0 < 127 && $0 != 34 && $0 != 92 }) {
             return given
         }
-        var generator = SystemRandomNumberGenerator()
-        return String(generator.next() & 0xFFFF_FFFF_FFFF, radix: 16)
+        return requestIDs.next()
     }
 
     /// `Idempotency-Key`: 1–255 visible ASCII characters, or nil when absent.

@@ -91,12 +91,19 @@ struct APIHandler: HTTPHandler {
             return later { () async throws(Problem) in try await dismiss(id) }
         case (.alert(let id), _):
             let wait = try query.wait()
+            // A read that needs no waiting is answered at once, without suspending the connection.
+            if let alert = store.snapshot(of: id), wait == .zero || alert.result != nil {
+                return .response(.json(200, alert: alert))
+            }
             return later { () async throws(Problem) in try await alert(id, wait: wait) }
         case (.response(let id), "POST"):
             let answer = try AnswerDraft(json: try Self.parse(request.body))
             return later { () async throws(Problem) in try await self.answer(id, answer) }
         case (.response(let id), _):
             let wait = try query.wait()
+            if let alert = store.snapshot(of: id), wait == .zero || alert.result != nil {
+                return .response(alert.result.map { .json(200, result: $0) } ?? HTTPResponse(status: 204))
+            }
             return later { () async throws(Problem) in try await response(id, wait: wait) }
         case (.notFound, _):
             throw Problem.plain(404, "Not Found", detail: "no resource at \(request.path)")

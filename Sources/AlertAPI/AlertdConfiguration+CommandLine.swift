@@ -41,7 +41,7 @@ extension AlertdConfiguration {
                help: "most simultaneous connections (default 10000)",
                apply: integer(1...1_000_000) { $0.http.connectionLimit = $1 }),
         Option(flag: "--connection-memory", environment: "ALERTD_CONNECTION_MEMORY",
-               help: "bytes of header/buffer memory per connection (default 65536)",
+               help: "bytes of header/buffer memory per connection (default 16384)",
                apply: integer(8192...16 * 1024 * 1024) { $0.http.connectionMemory = $1 }),
         Option(flag: "--idle-timeout", environment: "ALERTD_IDLE_TIMEOUT",
                help: "seconds an idle keep-alive connection stays open (default 30)",

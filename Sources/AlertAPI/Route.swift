@@ -11,20 +11,30 @@ enum Route: Equatable {
     case metrics
     case notFound
 
+    /// Matches whole-string literals first (a memory comparison each), then the one pattern
+    /// with an id; never splits the path into pieces.
     init(path: String) {
-        let parts = path.split(separator: "/", omittingEmptySubsequences: false)
-        switch parts.count {
-        case 2 where parts[1] == "healthz": self = .health
-        case 2 where parts[1] == "openapi.yaml": self = .openAPI
-        case 2 where parts[1] == "metrics": self = .metrics
-        case 3 where parts[1] == "v1" && parts[2] == "alerts": self = .alerts
-        case 3 where parts[1] == "v1" && parts[2] == "events": self = .events
-        case 4 where parts[1] == "v1" && parts[2] == "alerts" && !parts[3].isEmpty:
-            self = .alert(AlertID(rawValue: String(parts[3])))
-        case 5 where parts[1] == "v1" && parts[2] == "alerts" && !parts[3].isEmpty && parts[4] == "response":
-            self = .response(AlertID(rawValue: String(parts[3])))
-        default: self = .notFound
+        switch path {
+        case "/healthz": self = .health
+        case "/openapi.yaml": self = .openAPI
+        case "/v1/alerts": self = .alerts
+        case "/v1/events": self = .events
+        case "/metrics": self = .metrics
+        default: self = Self.alertRoute(path) ?? .notFound
         }
+    }
+
+    /// `/v1/alerts/{id}` or `/v1/alerts/{id}/response`.
+    private static func alertRoute(_ path: String) -> Route? {
+        let prefix = "/v1/alerts/"
+        guard path.hasPrefix(prefix) else { return nil }
+        let rest = path.utf8.dropFirst(prefix.utf8.count)
+        guard let slash = rest.firstIndex(of: UInt8(ascii: "/")) else {
+            return rest.isEmpty ? nil : .alert(AlertID(rawValue: String(Substring(rest))))
+        }
+        let id = rest[..<slash]
+        guard !id.isEmpty, rest[rest.index(after: slash)...].elementsEqual("response".utf8) else { return nil }
+        return .response(AlertID(rawValue: String(Substring(id))))
     }
 
     /// The methods this resource answers, for `Allow`.

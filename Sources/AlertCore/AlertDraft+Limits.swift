@@ -6,12 +6,16 @@ extension AlertDraft {
     ///   - limits: The limits to enforce.
     ///   - issues: Where problems are appended.
     func checkLimits(_ limits: StoreLimits, issues: inout [FieldIssue]) {
-        func tooLong(_ pointer: String, _ name: String, _ text: String, _ limit: Int) {
+        // Pointer and name are built only for a reported issue; most drafts break no limit.
+        func tooLong(_ pointer: @autoclosure () -> String, _ name: @autoclosure () -> String, _ text: String,
+                     _ limit: Int) {
+            // A character is at least one UTF-8 byte: short texts need no grapheme count.
+            guard text.utf8.count > limit else { return }
             let count = text.count
             if count > limit {
                 issues.append(FieldIssue(
-                    pointer: pointer,
-                    detail: "\(name) is \(count) characters; at most \(limit) are allowed"
+                    pointer: pointer(),
+                    detail: "\(name()) is \(count) characters; at most \(limit) are allowed"
                 ))
             }
         }

@@ -14,7 +14,7 @@ extension AlertStore {
             throw .tooManyPending(limit: configuration.maxPending)
         }
         var id = AlertID.random()
-        while sequences[id] != nil { id = .random() }
+        while records.contains(id) { id = .random() }
         let sequence = nextSequence
         nextSequence += 1
         let now = Date()
@@ -33,8 +33,7 @@ extension AlertStore {
             expiresAt: draft.timeout.map { now.addingTimeInterval($0) },
             delivery: draft.callback.map(WebhookDelivery.init(url:))
         )
-        records[sequence] = alert
-        sequences[id] = sequence
+        records.store(alert)
         pendingQueue.append(sequence)
         presenterQueues[draft.presenter, default: ArrivalQueue()].append(sequence)
         if let timeout = draft.timeout {

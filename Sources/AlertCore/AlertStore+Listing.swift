@@ -19,7 +19,7 @@ extension AlertStore {
                 limit: query.limit
             )
         }
-        return AlertPage(alerts: sequences.compactMap { records[$0] }, index: changeIndex)
+        return AlertPage(alerts: records.alerts(sequences), index: changeIndex)
     }
 
     /// Pending sequence numbers, ascending, for one presenter or all.

@@ -29,7 +29,7 @@ extension AlertStore {
             resolvedAt: Date()
         )
         alert.result = result
-        records[sequence] = alert
+        records.store(alert)
         pendingQueue.remove(sequence)
         presenterQueues[alert.presenter]?.remove(sequence)
         if presenterQueues[alert.presenter]?.isEmpty == true {
@@ -58,10 +58,7 @@ extension AlertStore {
 
     /// Forgets the resolved alert resolved longest ago.
     func dropOldestResolved() {
-        guard let entry = resolvedIndex.removeOldest(), let alert = records.removeValue(forKey: entry.sequence) else {
-            return
-        }
-        sequences[alert.id] = nil
+        guard let entry = resolvedIndex.removeOldest(), records.remove(entry.sequence) != nil else { return }
         if let key = keysBySequence.removeValue(forKey: entry.sequence) {
             idempotencyKeys[key] = nil
         }

@@ -16,7 +16,7 @@ extension AlertStore {
     /// - Returns: The delivery as recorded, or `nil` when the alert is gone or has no callback.
     @discardableResult
     public func recordDelivery(of id: AlertID, error: String?, final: Bool) -> WebhookDelivery? {
-        guard let sequence = sequences[id], var alert = records[sequence], var delivery = alert.delivery else {
+        guard var (_, alert) = records.record(id), var delivery = alert.delivery else {
             return nil
         }
         delivery.attempts += 1
@@ -24,7 +24,7 @@ extension AlertStore {
         delivery.lastError = error
         delivery.state = error == nil ? .delivered : (final ? .failed : .pending)
         alert.delivery = delivery
-        records[sequence] = alert
+        records.store(alert)
         return delivery
     }
 }

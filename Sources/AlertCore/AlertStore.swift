@@ -14,10 +14,8 @@ public actor AlertStore {
     public nonisolated let configuration: Configuration
 
     // Alerts.
-    /// Every kept alert by sequence number.
-    var records: [UInt64: Alert] = [:]
-    /// Sequence numbers by id.
-    var sequences: [AlertID: UInt64] = [:]
+    /// Every kept alert, by sequence number and by id; readable without the actor.
+    let records = AlertTable()
     /// The next sequence number to hand out.
     var nextSequence: UInt64 = 1
     /// Pending alerts in arrival order.
@@ -109,8 +107,8 @@ public actor AlertStore {
 
     /// The sequence number and alert for an id.
     func record(_ id: AlertID) throws(AlertStoreError) -> (sequence: UInt64, alert: Alert) {
-        guard let sequence = sequences[id], let alert = records[sequence] else { throw .notFound(id) }
-        return (sequence, alert)
+        guard let record = records.record(id) else { throw .notFound(id) }
+        return record
     }
 
     /// Bumps the change index, records the change as an event, and wakes the change waiters it passes.

@@ -10,7 +10,7 @@ public struct HTTPServerConfiguration: Sendable {
     /// clients beyond it; `HTTPServer` also lowers this to fit `RLIMIT_NOFILE`.
     public var connectionLimit: Int = 10_000
     /// Memory libmicrohttpd may use per connection for headers and buffers, in bytes.
-    public var connectionMemory: Int = 64 * 1024
+    public var connectionMemory: Int = 16 * 1024
     /// Seconds an idle connection is kept open (suspended connections are not idle).
     public var idleTimeout: Int = 30
     /// Largest request body accepted; larger ones get the handler's 413.

@@ -1,0 +1,55 @@
+import Synchronization
+
+/// Every kept alert, by sequence number and by id, behind a mutex.
+///
+/// The store's actor is the only writer. Readers that need no waiting (`GET` of one alert)
+/// read it directly from any thread, so a plain read costs a lock, not an actor hop and a
+/// suspended connection.
+final class AlertTable: Sendable {
+    private struct Storage {
+        var records: [UInt64: Alert] = [:]
+        var sequences: [AlertID: UInt64] = [:]
+    }
+
+    private let storage = Mutex(Storage())
+
+    /// The alert with this sequence number.
+    subscript(sequence: UInt64) -> Alert? {
+        storage.withLock { $0.records[sequence] }
+    }
+
+    /// The sequence number and alert for an id.
+    func record(_ id: AlertID) -> (sequence: UInt64, alert: Alert)? {
+        storage.withLock { storage in
+            guard let sequence = storage.sequences[id], let alert = storage.records[sequence] else { return nil }
+            return (sequence, alert)
+        }
+    }
+
+    func contains(_ id: AlertID) -> Bool {
+        storage.withLock { $0.sequences[id] != nil }
+    }
+
+    /// The alerts with these sequence numbers, in order, skipping any gone.
+    func alerts(_ sequences: [UInt64]) -> [Alert] {
+        storage.withLock { storage in sequences.compactMap { storage.records[$0] } }
+    }
+
+    /// Adds a new alert or replaces the alert with the same sequence number.
+    func store(_ alert: Alert) {
+        storage.withLock { storage in
+            storage.records[alert.sequence] = alert
+            storage.sequences[alert.id] = alert.sequence
+        }
+    }
+
+    /// Forgets an alert.
+    @discardableResult
+    func remove(_ sequence: UInt64) -> Alert? {
+        storage.withLock { storage in
+            guard let alert = storage.records.removeValue(forKey: sequence) else { return nil }
+            storage.sequences[alert.id] = nil
+            return alert
+        }
+    }
+}

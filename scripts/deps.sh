@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Installs, with apt-get, whatever this machine lacks to build (and, with `test` or
+# `bench`, to test or benchmark) alertd. Quiet when nothing is missing.
+# Usage: scripts/deps.sh build|test|bench
+set -euo pipefail
+purpose=${1:-build}
+
+missing=()
+need() { # need <package> <check command...>
+    local package=$1; shift
+    "$@" >/dev/null 2>&1 || missing+=("$package")
+}
+
+need pkg-config command -v pkg-config
+need libmicrohttpd-dev sh -c 'pkg-config --exists libmicrohttpd || test -f /usr/include/microhttpd.h'
+need libncurses-dev test -f /usr/include/ncursesw/curses.h
+case $purpose in
+    test) need tmux command -v tmux ;;
+    bench) need wrk command -v wrk; need gcc command -v cc; need curl command -v curl ;;
+esac
+
+[ ${#missing[@]} -eq 0 ] && exit 0
+echo "deps: installing ${missing[*]} with apt-get"
+if ! command -v apt-get >/dev/null 2>&1; then
+    echo "deps: apt-get not found; install ${missing[*]} (or their equivalents) yourself" >&2
+    exit 1
+fi
+if [ "$(id -u)" -eq 0 ]; then
+    sudo=()
+elif command -v sudo >/dev/null 2>&1; then
+    sudo=(sudo)
+else
+    echo "deps: not root and no sudo; as root run: apt-get install ${missing[*]}" >&2
+    exit 1
+fi
+"${sudo[@]}" apt-get update -qq >/dev/null
+"${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+pkg-config --exists libmicrohttpd || { echo "deps: pkg-config still cannot find libmicrohttpd" >&2; exit 1; }
