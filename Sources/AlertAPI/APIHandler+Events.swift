@@ -14,6 +14,8 @@ struct EventsRequest: Sendable {
 extension APIHandler {
     /// Events in at most this many per batch written to a stream.
     static let eventBatch = 256
+    /// Events in at most this many per long-poll answer.
+    static let longPollBatch = 1000
     /// How long a stream whose buffer is full may take to drain before its reader is dropped.
     static let slowReaderGrace = Duration.seconds(5)
 
@@ -46,7 +48,7 @@ extension APIHandler {
         while true {
             let batch: (events: [AlertEvent], index: UInt64)
             do {
-                batch = try await store.events(after: seen, limit: 1000, kinds: request.kinds,
+                batch = try await store.events(after: seen, limit: Self.longPollBatch, kinds: request.kinds,
                                                presenter: request.presenter)
             } catch {
                 return Problem(error).response
@@ -57,8 +59,11 @@ extension APIHandler {
                 writer.beginArray()
                 for event in batch.events { writer.write(event) }
                 writer.endArray()
+                // A full batch may have left events unread: resume from its last one, not the store's index.
+                let full = batch.events.count == Self.longPollBatch
+                let index = full ? batch.events[batch.events.count - 1].index : batch.index
                 var response = HTTPResponse.json(200, writer.bytes)
-                response.headers.add("X-Alertd-Index", String(batch.index))
+                response.headers.add("X-Alertd-Index", String(index))
                 return response
             }
             seen = batch.index
@@ -99,11 +104,18 @@ extension APIHandler {
                 if index == cursor, !(await send(Array(": keep-alive\n\n".utf8), to: stream)) { return }
                 continue
             }
+            // Written in pieces that fit the stream's buffer: a batch larger than the limit would
+            // never fit, and a reader that keeps up would be dropped as slow.
             var bytes: [UInt8] = []
             for event in batch.events {
                 var writer = JSONWriter()
                 writer.write(event.alert, redactingSecrets: true)
-                bytes += Self.sse(id: event.index, event: event.kind.rawValue, data: writer.bytes)
+                let message = Self.sse(id: event.index, event: event.kind.rawValue, data: writer.bytes)
+                if !bytes.isEmpty, bytes.count + message.count > stream.limit {
+                    guard await send(bytes, to: stream) else { return }
+                    bytes.removeAll(keepingCapacity: true)
+                }
+                bytes += message
             }
             cursor = batch.events.count < Self.eventBatch ? batch.index : batch.events[batch.events.count - 1].index
             guard await send(bytes, to: stream) else { return }

@@ -36,7 +36,8 @@ final class WebhookSender: Sendable {
             let configuration = URLSessionConfiguration.ephemeral
             configuration.timeoutIntervalForRequest = schedule.timeout
             configuration.httpMaximumConnectionsPerHost = 16
-            let made = URLSession(configuration: configuration)
+            // Redirects are not followed: they could lead past the allowed destinations.
+            let made = URLSession(configuration: configuration, delegate: RefuseRedirects(), delegateQueue: nil)
             session = made
             return made
         }
@@ -82,5 +83,15 @@ final class WebhookSender: Sendable {
         } catch {
             return "\(error.localizedDescription)"
         }
+    }
+}
+
+/// Refuses every redirect, so the 3xx answer itself is the attempt's outcome (a failure): a receiver
+/// must not be able to send the alert on to a destination `WebhookPolicy` does not allow. Set on the
+/// session: swift-corelibs-foundation ignores a per-task delegate's redirect decision.
+final class RefuseRedirects: NSObject, URLSessionTaskDelegate, Sendable {
+    func urlSession(_ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
+                    newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void) {
+        completionHandler(nil)
     }
 }

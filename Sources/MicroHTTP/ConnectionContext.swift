@@ -25,6 +25,8 @@ final class ConnectionContext: @unchecked Sendable {
     }
 
     var phase = Phase.receiving
+    /// A HEAD request: a streamed reply sends its head only.
+    var isHead = false
     var body: [UInt8] = []
     /// Bytes of an oversize chunked body dropped so far.
     var discarded = 0

@@ -87,6 +87,7 @@ final class ServerCore: Sendable {
     /// The request is complete: hand it to the handler and answer or suspend.
     private func dispatch(_ request: ConnectionContext, method: String, url: UnsafePointer<CChar>?) -> MHD_Result {
         let connection = request.connection
+        request.isHead = method == "HEAD"
         let message = HTTPRequest(
             method: method,
             path: url.map { String(cString: $0) } ?? "/",
@@ -116,6 +117,9 @@ final class ServerCore: Sendable {
             return .YES
         case .stream(let head, let producer):
             request.phase = .answered
+            // HEAD gets the stream's head only; a chunked HEAD answer makes libmicrohttpd
+            // 0.9.75 send a stray terminating chunk that corrupts a keep-alive connection.
+            if request.isHead { return queue(head, on: connection, close: false) }
             return startStream(head, producer, on: connection)
         }
     }

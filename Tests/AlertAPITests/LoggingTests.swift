@@ -1,0 +1,132 @@
+@testable import AlertAPI
+import Foundation
+import Testing
+
+/// Structured logs of the real `alertd` binary: one JSON object a line on standard error,
+/// secure values never among them.
+@Suite("Structured logs")
+struct LoggingTests {
+    func send(_ method: String, _ target: String, _ body: String? = nil, headers: [(String, String)] = [],
+              port: Int) async throws -> WireResponse {
+        try await RawHTTP.exchange(RawHTTP.request(method, target, headers: headers, body: body.map { Array($0.utf8) }),
+                                   port: port)
+    }
+
+    /// Stops alertd with SIGTERM (which flushes the log) and returns its standard error as JSON lines.
+    func stopAndReadLog(_ alertd: AlertdProcess) async throws -> (lines: [JSONValue], text: String) {
+        alertd.send(SIGTERM)
+        #expect(try await alertd.exitStatus(timeout: 15) == 0)
+        try await Task.sleep(for: .milliseconds(100))  // the pipe reader catches up
+        let text = alertd.standardError
+        var lines: [JSONValue] = []
+        for line in text.split(separator: "\n") {
+            guard let json = try? JSONParser.parse(Array(line.utf8)), json.objectValue != nil else {
+                Issue.record("not a JSON object: '\(line)'")
+                continue
+            }
+            lines.append(json)
+        }
+        return (lines, text)
+    }
+
+    @Test("One JSON line per request: ts, level, msg, requestId, method, route, status, durationMs")
+    func requestLines() async throws {
+        let alertd = try await AlertdProcess(captureStandardError: true)
+        let port = alertd.port
+        let created = try await send("POST", "/v1/alerts", #"{"title":"log me"}"#,
+                                     headers: [("X-Request-Id", "log-create-1")], port: port)
+        #expect(created.status == 201)
+        let id = try #require(created.json["id"]?.stringValue)
+        _ = try await send("POST", "/v1/alerts/\(id)/response", #"{"buttonIndex":0}"#,
+                           headers: [("X-Request-Id", "log-answer-1")], port: port)
+        _ = try await send("GET", "/nowhere", headers: [("X-Request-Id", "log-404")], port: port)
+        _ = try await send("GET", "/v1/alerts?wait=abc", port: port)
+        let (lines, _) = try await stopAndReadLog(alertd)
+
+        for line in lines {
+            #expect(Array(line.keys.prefix(3)) == ["ts", "level", "msg"], "\(line.keys)")
+            #expect(isRFC3339(line["ts"]?.stringValue), "\(line)")
+            #expect(["debug", "info", "warn", "error"].contains(line["level"]?.stringValue ?? ""), "\(line)")
+        }
+        let requests = lines.filter { $0["msg"] == .string("request") }
+        #expect(requests.count == 4, "\(requests)")
+        for line in requests {
+            #expect(line.keys == ["ts", "level", "msg", "requestId", "method", "route", "status", "durationMs"],
+                    "\(line.keys)")
+            #expect(line["level"] == .string("info"))
+            #expect((line["durationMs"]?.doubleValue ?? -1) >= 0, "\(line)")
+            #expect(line["requestId"]?.stringValue?.isEmpty == false)
+        }
+        func line(_ requestID: String) -> JSONValue? {
+            requests.first { $0["requestId"] == .string(requestID) }
+        }
+        #expect(line("log-create-1")?["method"] == .string("POST"))
+        #expect(line("log-create-1")?["route"] == .string("/v1/alerts"))
+        #expect(line("log-create-1")?["status"]?.int64Value == 201)
+        #expect(line("log-answer-1")?["route"] == .string("/v1/alerts/{id}/response"), "the route template, not the path")
+        #expect(line("log-answer-1")?["status"]?.int64Value == 200)
+        #expect(line("log-404")?["route"] == .string("unknown"))
+        #expect(line("log-404")?["status"]?.int64Value == 404)
+        #expect(requests.contains { $0["route"] == .string("/v1/alerts") && $0["status"]?.int64Value == 400 })
+        // The generated id of a request is the one its response carried.
+        #expect(!requests.contains { $0["requestId"]?.stringValue?.contains(id) == true })
+    }
+
+    @Test("Secure values never appear in the log, whatever the request")
+    func secureValuesNeverLogged() async throws {
+        let alertd = try await AlertdProcess(captureStandardError: true)
+        let port = alertd.port
+        let secrets = ["hunter2-prefilled", "s3cret-answered", "s3cret-in-a-bad-answer"]
+        let created = try await send("POST", "/v1/alerts", """
+            {"title":"Login","buttons":["Cancel","Log in"],
+             "fields":[{"placeholder":"User"},{"placeholder":"Password","secure":true,"text":"\(secrets[0])"}]}
+            """, port: port)
+        let id = try #require(created.json["id"]?.stringValue)
+        // A wrong answer (three values for two fields) is refused; its body is not logged either.
+        let refused = try await send("POST", "/v1/alerts/\(id)/response",
+                                     #"{"buttonIndex":1,"values":["a","\#(secrets[2])","c"]}"#, port: port)
+        #expect(refused.status == 422)
+        let answered = try await send("POST", "/v1/alerts/\(id)/response",
+                                      #"{"buttonIndex":1,"values":["alice","\#(secrets[1])"]}"#, port: port)
+        #expect(answered.status == 200)
+        _ = try await send("GET", "/v1/alerts/\(id)", port: port)
+        _ = try await send("GET", "/v1/alerts?state=all", port: port)
+        _ = try await send("GET", "/v1/events?since=0&wait=0", port: port)
+        let (lines, text) = try await stopAndReadLog(alertd)
+        #expect(lines.filter { $0["msg"] == .string("request") }.count == 6)
+        for secret in secrets {
+            #expect(!text.contains(secret), "'\(secret)' is in the log")
+        }
+    }
+
+    @Test("--access-log off: no request lines")
+    func accessLogOff() async throws {
+        let alertd = try await AlertdProcess(arguments: ["--access-log", "off"], captureStandardError: true)
+        #expect(try await send("GET", "/healthz", port: alertd.port).status == 200)
+        #expect(try await send("POST", "/v1/alerts", #"{"title":"quiet"}"#, port: alertd.port).status == 201)
+        let (lines, _) = try await stopAndReadLog(alertd)
+        #expect(!lines.contains { $0["msg"] == .string("request") }, "\(lines)")
+    }
+
+    @Test("A failing webhook is logged as a warning naming the alert, not the payload")
+    func webhookFailureLogged() async throws {
+        let receiver = try WebhookReceiver(statuses: [503, 200])
+        defer { receiver.stop() }
+        let alertd = try await AlertdProcess(captureStandardError: true)
+        let port = alertd.port
+        let created = try await send("POST", "/v1/alerts", """
+            {"title":"hook","fields":[{"secure":true,"text":"webhook-secret-value"}],"callback":"\(receiver.url())"}
+            """, port: port)
+        let id = try #require(created.json["id"]?.stringValue)
+        _ = try await send("POST", "/v1/alerts/\(id)/response", #"{"buttonIndex":0}"#, port: port)
+        #expect(try await receiver.waitForRequests(2).count == 2)
+        // The receiver got the secret (it is the producer's own callback); the log does not.
+        #expect(receiver.requests.first?.text.contains("webhook-secret-value") == true)
+        let (lines, text) = try await stopAndReadLog(alertd)
+        let warning = lines.first { $0["msg"] == .string("webhook delivery failed") }
+        #expect(warning?["level"] == .string("warn"), "\(lines)")
+        #expect(warning?["alertId"] == .string(id))
+        #expect(warning?["attempt"] == .string("1"))
+        #expect(!text.contains("webhook-secret-value"))
+    }
+}
