@@ -1,0 +1,19 @@
+import AlertClient
+
+/// Everything the dashboard's event loop reacts to, from the terminal thread, the list watcher and the requests
+/// it starts. One stream, one consumer: `DashboardState` is changed in one place only.
+enum DashboardEvent: Sendable {
+    case terminal(TerminalSession.Input)
+    /// The blocking list query answered: the pending alerts now.
+    case listed(RemoteAlertList)
+    /// The list query failed; the watcher retries after `retryIn`.
+    case listFailed(reason: String, retryIn: Duration)
+    /// Our answer to `alertID` went through.
+    case answered(alertID: String, result: RemoteResult)
+    case answerFailed(alertID: String, error: AlertClientError)
+    /// `GET /v1/alerts/{id}` answered (`purpose` says why it was asked).
+    case fetched(RemoteAlert, purpose: DashboardEffect.FetchPurpose)
+    case fetchFailed(alertID: String, purpose: DashboardEffect.FetchPurpose, error: AlertClientError)
+    /// SIGINT or SIGTERM: quit, restoring the terminal.
+    case interrupted
+}

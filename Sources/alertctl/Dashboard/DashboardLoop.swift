@@ -1,0 +1,58 @@
+import AlertClient
+
+/// The dashboard's single event loop: terminal input, list updates and request outcomes arrive on one
+/// `AsyncStream`; each is applied to the one `DashboardState`, its effects are started, and the new screen is
+/// handed to the terminal thread.
+struct DashboardLoop: Sendable {
+    let client: AlertClient
+    let presenter: String?
+    let ascii: Bool
+
+    /// Runs until the user quits; returns an error message when the terminal could not be used.
+    func run() async -> String? {
+        let (events, input) = AsyncStream<DashboardEvent>.makeStream()
+        let signals = SignalWatcher { _ in input.yield(.interrupted) }
+        let terminal = TerminalSession(ascii: ascii) { input.yield(.terminal($0)) }
+        var state = DashboardState(serverURL: client.baseURL.absoluteString, presenter: presenter)
+        let watcher = Task { [client, presenter, limit = state.listLimit] in
+            await ListWatcher(client: client, presenter: presenter, limit: limit).run { input.yield($0) }
+        }
+        var failure: String?
+        loop: for await event in events {
+            for effect in state.handle(event) {
+                switch effect {
+                case .quit:
+                    break loop
+                case .fail(let reason):
+                    failure = reason
+                    break loop
+                case .repaint:
+                    terminal.repaint()
+                case .answer(let id, let buttonIndex, let values):
+                    Task { [client] in
+                        do throws(AlertClientError) {
+                            let result = try await client.answer(id, buttonIndex: buttonIndex, values: values)
+                            input.yield(.answered(alertID: id, result: result))
+                        } catch {
+                            input.yield(.answerFailed(alertID: id, error: error))
+                        }
+                    }
+                case .fetch(let id, let purpose):
+                    Task { [client] in
+                        do throws(AlertClientError) {
+                            input.yield(.fetched(try await client.alert(id), purpose: purpose))
+                        } catch {
+                            input.yield(.fetchFailed(alertID: id, purpose: purpose, error: error))
+                        }
+                    }
+                }
+            }
+            if let canvas = DashboardRenderer.render(state) { terminal.show(canvas) }
+        }
+        watcher.cancel()
+        await terminal.stop()
+        signals.cancel()
+        input.finish()
+        return failure
+    }
+}

@@ -1,0 +1,129 @@
+import AlertClient
+
+/// Draws a `DashboardState` into a `Canvas`: header, pending list grouped by presenter, log pane, status line,
+/// key hints, and the open alert on top. Pure; `Terminal` puts the canvas on screen.
+enum DashboardRenderer {
+    /// Below this the dashboard only says the terminal is too small.
+    static let minimumRows = 10
+    static let minimumColumns = 40
+
+    /// The screen for `state`, or `nil` before the terminal is ready.
+    static func render(_ state: DashboardState) -> Canvas? {
+        guard let screen = state.screen else { return nil }
+        let glyphs = screen.glyphs
+        var canvas = Canvas(rows: screen.rows, columns: screen.columns, ellipsis: glyphs.ellipsis)
+        guard screen.rows >= minimumRows, screen.columns >= minimumColumns else {
+            canvas.text("terminal too small (\(screen.columns)x\(screen.rows); need \(minimumColumns)x\(minimumRows))",
+                        row: 0, column: 0)
+            canvas.text("q quits", row: 1, column: 0, style: .dim)
+            return canvas
+        }
+        let logHeight = max(4, (screen.rows - 3) / 3)
+        let logTop = screen.rows - 2 - logHeight
+        drawHeader(state, into: &canvas, glyphs: glyphs)
+        canvas.rule(row: 1, label: "pending", glyphs: glyphs)
+        DashboardListRenderer.draw(state, into: &canvas, rows: 2..<logTop, glyphs: glyphs)
+        drawLog(state.log, into: &canvas, top: logTop, bottom: screen.rows - 2, glyphs: glyphs)
+        drawStatus(state, into: &canvas, row: screen.rows - 2, glyphs: glyphs)
+        canvas.text(hints(for: state, glyphs: glyphs), row: screen.rows - 1, column: 1, style: .dim)
+        if let open = state.open {
+            AlertBoxRenderer.draw(open, into: &canvas, rows: 1..<screen.rows - 2, glyphs: glyphs)
+        }
+        return canvas
+    }
+
+    private static func drawHeader(_ state: DashboardState, into canvas: inout Canvas, glyphs: Glyphs) {
+        let count = "\(state.alerts.count)\(state.listIsTruncated ? "+" : "") pending"
+        let (connection, color): (String, TextStyle.Color) = switch state.connection {
+        case .connecting: ("connecting", .yellow)
+        case .connected: ("connected", .green)
+        case .reconnecting: ("reconnecting", .yellow)
+        }
+        let right = canvas.columns - DisplayWidth.of("\(count)  \(connection)") - 1
+        canvas.text(count, row: 0, column: right, style: .bold)
+        canvas.text(connection, row: 0, column: right + count.count + 2, style: TextStyle.plain.colored(color))
+        let title = "alertctl dashboard"
+        canvas.text(title, row: 0, column: 1, width: right - 2, style: .bold)
+        let scope = state.presenter.map { " \(glyphs.bullet) presenter \($0)" } ?? ""
+        let column = title.count + 3
+        canvas.text(state.serverURL + scope, row: 0, column: column, width: right - column - 2, style: .dim)
+    }
+
+    private static func drawLog(
+        _ log: [LogEntry], into canvas: inout Canvas, top: Int, bottom: Int, glyphs: Glyphs
+    ) {
+        canvas.rule(row: top, label: "answered", glyphs: glyphs)
+        guard !log.isEmpty else {
+            canvas.text("answers appear here", row: top + 1, column: 3, style: .dim)
+            return
+        }
+        for (row, entry) in zip(top + 1..<bottom, log.reversed()) {
+            var column = 1
+            func put(_ text: String, _ style: TextStyle = .plain) {
+                canvas.text(text, row: row, column: column, style: style)
+                column += DisplayWidth.of(text) + 2
+            }
+            put(entry.time, .dim)
+            put(DisplayWidth.prefix(entry.title, fitting: 40, ellipsis: glyphs.ellipsis), .bold)
+            let buttonStyle: TextStyle = entry.buttonStyle == "destructive" ? TextStyle.plain.colored(.red) : .plain
+            put("\(glyphs.arrow) \(entry.button)", buttonStyle)
+            if !entry.note.isEmpty { put(entry.note, .dim) }
+        }
+    }
+
+    private static func drawStatus(_ state: DashboardState, into canvas: inout Canvas, row: Int, glyphs: Glyphs) {
+        let (text, style): (String, TextStyle) =
+            switch state.connection {
+            case .connecting:
+                ("connecting to \(state.serverURL)\(glyphs.ellipsis)", TextStyle.plain.colored(.yellow))
+            case .reconnecting(let reason, let retryIn):
+                ("reconnecting to \(state.serverURL)\(glyphs.ellipsis) (\(reason); next try in \(seconds(retryIn)))",
+                 TextStyle.plain.colored(.yellow))
+            case .connected:
+                if state.open?.sending == true {
+                    ("sending the answer\(glyphs.ellipsis)", .dim)
+                } else if let notice = state.notice {
+                    (notice.text, style(of: notice.tone))
+                } else {
+                    ("connected to \(state.serverURL)", TextStyle.dim.colored(.green))
+                }
+            }
+        canvas.text(text, row: row, column: 1, width: canvas.columns - 2, style: style)
+    }
+
+    private static func style(of tone: Notice.Tone) -> TextStyle {
+        switch tone {
+        case .info: .plain
+        case .success: TextStyle.plain.colored(.green)
+        case .warning: TextStyle.bold.colored(.yellow)
+        }
+    }
+
+    private static func seconds(_ duration: Duration) -> String {
+        let milliseconds = duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000
+        return "\(milliseconds / 1000).\(milliseconds % 1000 / 100) s"
+    }
+
+    /// The key hints for what is on screen.
+    static func hints(for state: DashboardState, glyphs: Glyphs) -> String {
+        let separator = "  "
+        guard let open = state.open else {
+            return ["\(glyphs.upDown) select", "Enter open", "q quit", "Ctrl-L redraw"].joined(separator: separator)
+        }
+        let cancel = open.alert.cancelButton.map { "Esc: \($0.title)" } ?? ""
+        switch open.focus {
+        case .field(let index):
+            let enter = index + 1 < open.alert.fields.count ? "Enter next field"
+                : open.defaultButton.map { "Enter: \($0.title)" } ?? ""
+            return ["type text", "Tab/\(glyphs.upDown) move", enter, cancel, "Ctrl-U clear"].filter { !$0.isEmpty }
+                .joined(separator: separator)
+        case .button:
+            let count = open.buttons.count
+            let numbers = count > 1 ? "1-\(min(count, 9)) choose" : "1 choose"
+            let arrows = "\(open.isActionSheet ? glyphs.upDown : glyphs.leftRight) move"
+            let tab = open.alert.fields.isEmpty ? "" : "Tab fields"
+            return [numbers, arrows, "Enter choose", cancel, tab, "q back"].filter { !$0.isEmpty }
+                .joined(separator: separator)
+        }
+    }
+}

@@ -1,0 +1,124 @@
+import AlertClient
+
+extension DashboardState {
+    /// Applies one event; returns what the event loop must do.
+    mutating func handle(_ event: DashboardEvent) -> [DashboardEffect] {
+        switch event {
+        case .terminal(.ready(let rows, let columns, let glyphs)):
+            screen = (rows, columns, glyphs)
+        case .terminal(.resized(let rows, let columns)):
+            screen?.rows = rows
+            screen?.columns = columns
+        case .terminal(.key(let key)):
+            return handle(key)
+        case .terminal(.failed(let reason)):
+            return [.fail(reason)]
+        case .interrupted:
+            return [.quit]
+        case .listed(let list):
+            return listed(list)
+        case .listFailed(let reason, let retryIn):
+            connection = .reconnecting(reason: reason, retryIn: retryIn)
+        case .answered(let id, let result):
+            answered(id, result)
+        case .answerFailed(let id, let error):
+            return answerFailed(id, error)
+        case .fetched(let alert, let purpose):
+            return fetched(alert, purpose)
+        case .fetchFailed(let id, let purpose, let error):
+            return fetchFailed(id, purpose, error)
+        }
+        return []
+    }
+
+    private mutating func listed(_ list: RemoteAlertList) -> [DashboardEffect] {
+        connection = .connected
+        replaceAlerts(with: list)
+        // The open alert left the pending list, and not because of our answer: someone else resolved it.
+        guard let open, !open.sending, !alerts.contains(where: { $0.id == open.alert.id }) else { return [] }
+        self.open = nil
+        notice = .warning("\(open.alert.displayTitle): no longer pending")
+        return [.fetch(alertID: open.alert.id, purpose: .resolution(title: open.alert.displayTitle))]
+    }
+
+    private mutating func answered(_ id: String, _ result: RemoteResult) {
+        let alert = open?.alert.id == id ? open?.alert : alerts.first { $0.id == id }
+        if open?.alert.id == id { open = nil }
+        removeAlert(id)
+        guard let alert else { return }
+        let entry = LogEntry(alert: alert, result: result, elsewhere: false)
+        appendLog(entry)
+        notice = .success("\(entry.title): \(entry.button)")
+    }
+
+    private mutating func answerFailed(_ id: String, _ error: AlertClientError) -> [DashboardEffect] {
+        guard var open, open.alert.id == id else { return [] }
+        if error.isConflict, let result = error.problem?.result {
+            resolvedElsewhere(open.alert, result)
+            self.open = nil
+            removeAlert(id)
+        } else if error.isNotFound {
+            notice = .warning("\(open.alert.displayTitle): no longer on the server")
+            self.open = nil
+            removeAlert(id)
+        } else {
+            open.sending = false
+            self.open = open
+            notice = .warning("could not send the answer: \(error) (choose again to retry)")
+        }
+        return []
+    }
+
+    private mutating func fetched(_ alert: RemoteAlert, _ purpose: DashboardEffect.FetchPurpose) -> [DashboardEffect] {
+        switch purpose {
+        case .resolution:
+            if let result = alert.result { resolvedElsewhere(alert, result) }
+            return []
+        case .details:
+            guard var open, open.alert.id == alert.id else { return [] }
+            if !alert.isPending, let result = alert.result {
+                self.open = nil
+                resolvedElsewhere(alert, result)
+                return []
+            }
+            open.fillDetails(from: alert)
+            self.open = open
+            return answerIfChosen()
+        }
+    }
+
+    private mutating func fetchFailed(
+        _ id: String, _ purpose: DashboardEffect.FetchPurpose, _ error: AlertClientError
+    ) -> [DashboardEffect] {
+        switch purpose {
+        case .resolution(let title):
+            // Gone without a trace: dropped by retention, or the server restarted and lost it.
+            if error.isNotFound { notice = .warning("\(title): no longer on the server") }
+            return []
+        case .details:
+            break
+        }
+        guard var open, open.alert.id == id else { return [] }
+        open.fillDetails(from: nil)
+        self.open = open
+        return answerIfChosen()
+    }
+
+    /// Notes how an alert resolved when someone else resolved it.
+    private mutating func resolvedElsewhere(_ alert: RemoteAlert, _ result: RemoteResult) {
+        let how = switch result.resolution {
+        case "dismissed": "dismissed by its producer"
+        case "expired": "expired"
+        default: "answered elsewhere"
+        }
+        notice = .warning("\(alert.displayTitle): \(how): \(result.buttonTitle)")
+        appendLog(LogEntry(alert: alert, result: result, elsewhere: true))
+    }
+
+    /// Sends the answer chosen while the details were loading, now that they are here.
+    private mutating func answerIfChosen() -> [DashboardEffect] {
+        guard let button = open?.chosenWhileLoading else { return [] }
+        open?.chosenWhileLoading = nil
+        return choose(button)
+    }
+}

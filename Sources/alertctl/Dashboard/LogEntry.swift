@@ -1,0 +1,45 @@
+import AlertClient
+
+/// One line of the log pane: an alert that resolved, and which button (the seeds' `debugLabel`).
+/// Built from the alert and its Result, leaving secure values out.
+struct LogEntry: Sendable, Equatable {
+    /// Local time of the resolution, `HH:MM:SS`.
+    var time: String
+    var title: String
+    /// The chosen button's title.
+    var button: String
+    /// Whether it was destructive (drawn in red) or cancel (dim).
+    var buttonStyle: String
+    /// Typed values of the non-secure fields, or how it resolved when it was not answered here.
+    var note: String
+
+    /// - Parameters:
+    ///   - alert: The alert (for its title and which fields are secure).
+    ///   - result: How it resolved.
+    ///   - elsewhere: Whether someone else resolved it (another dashboard, curl, its producer, a timeout).
+    init(alert: RemoteAlert, result: RemoteResult, elsewhere: Bool) {
+        time = ClockTime.local(fromRFC3339: result.resolvedAt)
+        title = alert.displayTitle
+        button = result.buttonTitle
+        buttonStyle = alert.buttons.first { $0.index == result.buttonIndex }?.style ?? "default"
+        var notes: [String] = []
+        switch result.resolution {
+        case "dismissed": notes.append("dismissed by its producer")
+        case "expired": notes.append("expired")
+        default: if elsewhere { notes.append("answered elsewhere") }
+        }
+        for field in alert.fields where !field.secure && result.values.indices.contains(field.index) {
+            guard let value = result.values[field.index] else { continue }
+            let label = field.placeholder.isEmpty ? "field \(field.index + 1)" : field.placeholder
+            notes.append("\(label): \(value)")
+        }
+        note = notes.joined(separator: ", ")
+    }
+}
+
+extension RemoteAlert {
+    /// The title, or the message when the title is empty.
+    var displayTitle: String {
+        title.isEmpty ? message : title
+    }
+}
