@@ -3,7 +3,7 @@
 # ---- build: same steps as the README (libmicrohttpd via apt, then swift build -c release)
 FROM swift:6.1-bookworm AS build
 RUN apt-get update \
- && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends libmicrohttpd-dev pkg-config \
+ && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends libmicrohttpd-dev libncurses-dev pkg-config \
  && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 # Tests/ is needed too: SwiftPM refuses to load Package.swift when a declared test target's directory is missing.
@@ -12,15 +12,17 @@ COPY Plugins ./Plugins
 COPY Sources ./Sources
 COPY Tests ./Tests
 RUN swift build -c release --static-swift-stdlib --product alertd \
- && install -D -m 0755 "$(swift build -c release --show-bin-path)/alertd" /out/alertd
+ && swift build -c release --static-swift-stdlib --product alertctl \
+ && install -D -m 0755 "$(swift build -c release --show-bin-path)/alertd" /out/alertd \
+ && install -D -m 0755 "$(swift build -c release --show-bin-path)/alertctl" /out/alertctl
 
 # ---- run: the binary, libmicrohttpd's runtime library, curl for the health check
 FROM debian:bookworm-slim
 RUN apt-get update \
- && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends libmicrohttpd12 curl \
+ && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends libmicrohttpd12 libncursesw6 curl \
  && rm -rf /var/lib/apt/lists/* \
  && useradd --system --no-create-home --home-dir /nonexistent --shell /usr/sbin/nologin alertd
-COPY --from=build /out/alertd /usr/local/bin/alertd
+COPY --from=build /out/alertd /out/alertctl /usr/local/bin/
 ENV ALERTD_HOST=0.0.0.0 \
     ALERTD_PORT=8080
 EXPOSE 8080

@@ -49,12 +49,19 @@ release: deps
 run: release
 	.build/release/alertd $(ARGS)
 
-# `swift build --build-tests` builds every product, alertd included: the integration
-# tests spawn .build/debug/alertd, which `swift test` alone does not necessarily build.
-# Swift Testing runs tests in parallel by itself; no --parallel.
+# `swift build --build-tests` builds every product, alertd and alertctl included: the
+# integration tests spawn .build/debug/alertd and alertctl, which `swift test` does not build.
+# Each test target runs in its own `swift test`, one after another: Swift Testing runs the
+# tests of a run in parallel, and on two cores the process-spawning and terminal suites
+# starved the timing-sensitive ones when all ran at once.
+TEST_TARGETS := AlertCoreTests MicroHTTPTests AlertAPITests AlertClientTests AlertctlTests
+
 test: test-deps
 	$(SWIFT) build --build-tests
-	$(SWIFT) test
+	@for target in $(TEST_TARGETS); do \
+	  echo "== $$target"; \
+	  $(SWIFT) test --skip-build --filter "^$$target\." || exit 1; \
+	done
 
 clean:
 	rm -rf .build

@@ -67,14 +67,8 @@ struct SignalShutdownTests {
 
     @Test("bad flags exit 64 with a message on stderr")
     func badFlags() async throws {
-        let process = Process()
-        process.executableURL = AlertdProcess.executable
-        process.arguments = ["--port", "99999"]
-        let errors = Pipe()
-        process.standardError = errors
-        try ProcessLauncher.run(process)
-        #expect(await ProcessLauncher.exitStatus(of: process, timeout: 10) == 64)
-        let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        #expect(message.contains("--port"))
+        let child = try ChildProcess(AlertdProcess.executable.path, ["--port", "99999"])
+        #expect(await child.wait(timeout: 10) == 64)
+        #expect(child.standardError.contains("--port"))
     }
 }

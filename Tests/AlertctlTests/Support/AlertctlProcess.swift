@@ -1,6 +1,5 @@
 import Foundation
 import HTTPTestSupport
-import Synchronization
 import Testing
 
 /// What a finished `alertctl` printed and how it exited.
@@ -26,9 +25,7 @@ struct AlertctlOutput: Sendable, CustomStringConvertible {
 /// The built `alertctl`, run as a child process. Output is read on threads and waiting polls, so the cooperative
 /// pool (which the in-process server needs) is never blocked.
 final class AlertctlProcess: Sendable {
-    private let process: Process
-    /// Shared with the reader threads, which must not keep `self` alive (its `deinit` stops the process).
-    private let output = CapturedOutput()
+    private let child: ChildProcess
 
     /// The built `alertctl` next to the test bundle (`swift build` puts both in one folder).
     static var executable: URL {
@@ -47,37 +44,14 @@ final class AlertctlProcess: Sendable {
         let executable = Self.executable
         try #require(FileManager.default.isExecutableFile(atPath: executable.path),
                      "build alertctl first (swift build): not found next to \(CommandLine.arguments[0])")
-        process = Process()
-        process.executableURL = executable
-        process.arguments = arguments
         var childEnvironment = ProcessInfo.processInfo.environment
         childEnvironment["ALERTD_URL"] = nil
         childEnvironment.merge(environment) { $1 }
-        process.environment = childEnvironment
-        let out = Pipe()
-        let err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        process.standardInput = FileHandle.nullDevice
-        try ProcessLauncher.run(process)
-        read(out.fileHandleForReading, standardError: false)
-        read(err.fileHandleForReading, standardError: true)
-    }
-
-    /// Reads a pipe to its end on a thread of its own.
-    private func read(_ handle: FileHandle, standardError: Bool) {
-        let output = output
-        Thread {
-            // `availableData` returns what one read(2) got (`read(upToCount:)` would wait for all 4096 bytes).
-            while case let chunk = handle.availableData, !chunk.isEmpty {
-                output.append(chunk, standardError: standardError)
-            }
-            output.finishReader()
-        }.start()
+        child = try ChildProcess(executable.path, arguments, environment: childEnvironment)
     }
 
     /// Standard output so far.
-    var stdoutSoFar: String { output.stdout }
+    var stdoutSoFar: String { child.standardOutput }
 
     /// Waits until standard output contains `text` (at most `timeout`).
     func waitForOutput(containing text: String, timeout: Duration = .seconds(15)) async throws {
@@ -91,28 +65,20 @@ final class AlertctlProcess: Sendable {
     }
 
     /// Whether the process is still running.
-    var isRunning: Bool { process.isRunning }
+    var isRunning: Bool { child.isRunning }
 
     /// Sends SIGINT, as Ctrl-C does.
     func interrupt() {
-        process.interrupt()
+        child.send(SIGINT)
     }
 
     /// Waits for the exit (at most `timeout`) and returns the output.
     func finish(timeout: Duration = .seconds(30)) async throws -> AlertctlOutput {
-        let deadline = ContinuousClock.now + timeout
-        while process.isRunning || !output.isComplete {
-            guard ContinuousClock.now < deadline else {
-                process.terminate()
-                throw AlertctlTestError("alertctl still running after \(timeout): \(stdoutSoFar)")
-            }
-            try await Task.sleep(for: .milliseconds(10))
+        let seconds = Double(timeout.components.seconds) + Double(timeout.components.attoseconds) * 1e-18
+        guard let status = await child.wait(timeout: seconds) else {
+            throw AlertctlTestError("alertctl still running after \(timeout): \(stdoutSoFar)")
         }
-        return AlertctlOutput(status: process.terminationStatus, stdout: output.stdout, stderr: output.stderr)
-    }
-
-    deinit {
-        if process.isRunning { process.terminate() }
+        return AlertctlOutput(status: status, stdout: child.standardOutput, stderr: child.standardError)
     }
 
     /// Runs `alertctl arguments...` to the end.
@@ -121,26 +87,6 @@ final class AlertctlProcess: Sendable {
     {
         try await AlertctlProcess(arguments, environment: environment).finish(timeout: timeout)
     }
-}
-
-/// What the reader threads collected from the child's standard output and standard error.
-private final class CapturedOutput: Sendable {
-    private let buffers = Mutex((stdout: Data(), stderr: Data(), finishedReaders: 0))
-
-    func append(_ chunk: Data, standardError: Bool) {
-        buffers.withLock { buffers in
-            if standardError { buffers.stderr.append(chunk) } else { buffers.stdout.append(chunk) }
-        }
-    }
-
-    func finishReader() {
-        buffers.withLock { $0.finishedReaders += 1 }
-    }
-
-    /// Both pipes reached their end.
-    var isComplete: Bool { buffers.withLock { $0.finishedReaders == 2 } }
-    var stdout: String { String(decoding: buffers.withLock { $0.stdout }, as: UTF8.self) }
-    var stderr: String { String(decoding: buffers.withLock { $0.stderr }, as: UTF8.self) }
 }
 
 struct AlertctlTestError: Error, CustomStringConvertible {
