@@ -43,11 +43,13 @@ let package = Package(
 
         // Test support: a raw HTTP/1.1 client over POSIX sockets, shared by the test targets.
         .target(name: "HTTPTestSupport", path: "Tests/HTTPTestSupport"),
+        // Test support: a live alertd in the test process, shared by the integration test targets.
+        .target(name: "AlertdTestSupport", dependencies: ["AlertAPI"], path: "Tests/AlertdTestSupport"),
         .testTarget(name: "MicroHTTPTests", dependencies: ["MicroHTTP", "HTTPTestSupport"]),
         .testTarget(name: "AlertCoreTests", dependencies: ["AlertCore"]),
-        .testTarget(name: "AlertAPITests", dependencies: ["AlertAPI", "AlertCore", "MicroHTTP", "HTTPTestSupport"]),
-        .testTarget(name: "AlertClientTests", dependencies: ["AlertClient", "AlertAPI", "HTTPTestSupport"]),
-        .testTarget(name: "AlertctlTests", dependencies: ["AlertAPI", "HTTPTestSupport"]),
+        .testTarget(name: "AlertAPITests", dependencies: ["AlertAPI", "AlertCore", "MicroHTTP", "HTTPTestSupport", "AlertdTestSupport"]),
+        .testTarget(name: "AlertClientTests", dependencies: ["AlertClient", "AlertAPI", "HTTPTestSupport", "AlertdTestSupport"]),
+        .testTarget(name: "AlertctlTests", dependencies: ["AlertAPI", "HTTPTestSupport", "AlertdTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -15,17 +15,23 @@ public struct AlertID: Hashable, Sendable, CustomStringConvertible {
     public var description: String { rawValue }
 
     /// A new identifier: 128 bits from `SystemRandomNumberGenerator` as 22 characters of base64url without padding.
+    ///
+    /// An id never starts with `-`, so command lines (`alertctl wait ID`) cannot mistake it
+    /// for an option; redrawing those (1 in 64) leaves 127.9 bits of randomness.
     public static func random() -> AlertID {
         var generator = SystemRandomNumberGenerator()
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(16)
-        for _ in 0..<2 {
-            let word = generator.next() as UInt64
-            for shift in stride(from: 56, through: 0, by: -8) {
-                bytes.append(UInt8(truncatingIfNeeded: word >> UInt64(shift)))
+        while true {
+            var bytes: [UInt8] = []
+            bytes.reserveCapacity(16)
+            for _ in 0..<2 {
+                let word = generator.next() as UInt64
+                for shift in stride(from: 56, through: 0, by: -8) {
+                    bytes.append(UInt8(truncatingIfNeeded: word >> UInt64(shift)))
+                }
             }
+            let text = base64URL(bytes)
+            if !text.hasPrefix("-") { return AlertID(rawValue: text) }
         }
-        return AlertID(rawValue: base64URL(bytes))
     }
 
     /// The base64url alphabet (RFC 4648 §5).

@@ -7,13 +7,14 @@ struct AlertIDTests {
     func randomShape() {
         let allowed = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")
         var seen = Set<AlertID>()
-        for _ in 0..<1000 {
+        for _ in 0..<5000 {
             let id = AlertID.random()
             #expect(id.rawValue.count == 22)
             #expect(id.rawValue.allSatisfy(allowed.contains))
+            #expect(!id.rawValue.hasPrefix("-"), "an id must not look like a command-line option")
             seen.insert(id)
         }
-        #expect(seen.count == 1000)
+        #expect(seen.count == 5000)
     }
 
     @Test("every character position varies (the bits are random, not a counter)")

@@ -1,5 +1,6 @@
 @testable import AlertAPI
 import AlertCore
+import AlertdTestSupport
 import Foundation
 import Testing
 
@@ -13,19 +14,7 @@ struct LiveServer {
         _ configure: (inout AlertdConfiguration) -> Void = { _ in },
         _ body: (LiveServer) async throws -> Void
     ) async throws {
-        var configuration = AlertdConfiguration()
-        configuration.http.port = 0
-        configuration.http.host = "127.0.0.1"
-        configuration.logDescriptor = nil  // tests read responses, not logs; LoggingTests use the real binary
-        configure(&configuration)
-        let app = try AlertdApp(configuration: configuration)
-        do {
-            try await body(LiveServer(app: app))
-        } catch {
-            await app.shutdown()
-            throw error
-        }
-        await app.shutdown()
+        try await TestAlertd.with(configure) { app in try await body(LiveServer(app: app)) }
     }
 
     // MARK: requests

@@ -1,5 +1,6 @@
 import AlertAPI
 import AlertClient
+import AlertdTestSupport
 import Foundation
 import Synchronization
 import Testing
@@ -18,23 +19,12 @@ struct LiveAlertd {
 
     /// Starts a server on `port` (0: any free port).
     static func start(port: Int = 0) throws -> LiveAlertd {
-        var configuration = AlertdConfiguration()
-        configuration.http.host = "127.0.0.1"
-        configuration.http.port = port
-        configuration.shutdownGrace = .seconds(2)
-        return LiveAlertd(app: try AlertdApp(configuration: configuration))
+        LiveAlertd(app: try TestAlertd.start(port: port))
     }
 
     /// Starts a server on a free port, runs `body`, then shuts it down.
     static func with(_ body: (LiveAlertd) async throws -> Void) async throws {
-        let server = try start()
-        do {
-            try await body(server)
-        } catch {
-            await server.app.shutdown()
-            throw error
-        }
-        await server.app.shutdown()
+        try await TestAlertd.with { app in try await body(LiveAlertd(app: app)) }
     }
 }
 

@@ -1,4 +1,5 @@
 import AlertAPI
+import AlertdTestSupport
 import Foundation
 import HTTPTestSupport
 import Testing
@@ -12,23 +13,12 @@ struct AlertctlServer {
 
     /// Starts a server on `port` (0: any free port); the caller shuts it down (`app.shutdown()`).
     static func start(port: Int = 0) throws -> AlertctlServer {
-        var configuration = AlertdConfiguration()
-        configuration.http.host = "127.0.0.1"
-        configuration.http.port = port
-        configuration.shutdownGrace = .seconds(2)
-        return AlertctlServer(app: try AlertdApp(configuration: configuration))
+        AlertctlServer(app: try TestAlertd.start(port: port))
     }
 
     /// Starts a server, runs `body`, shuts it down.
     static func with(_ body: (AlertctlServer) async throws -> Void) async throws {
-        let server = try start()
-        do {
-            try await body(server)
-        } catch {
-            await server.app.shutdown()
-            throw error
-        }
-        await server.app.shutdown()
+        try await TestAlertd.with { app in try await body(AlertctlServer(app: app)) }
     }
 
     /// Runs `alertctl --url URL arguments...`.
