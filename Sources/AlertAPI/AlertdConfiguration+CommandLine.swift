@@ -89,7 +89,7 @@ extension AlertdConfiguration {
 
             """
         for option in options {
-            let flag = "\(option.flag) N".padding(toLength: 24, withPad: " ", startingAt: 0)
+            let flag = "\(option.flag) VALUE".padding(toLength: 24, withPad: " ", startingAt: 0)
             let environment = option.environment.padding(toLength: 26, withPad: " ", startingAt: 0)
             text += "  \(flag)\(environment)\(option.help)\n"
         }

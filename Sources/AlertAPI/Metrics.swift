@@ -65,7 +65,7 @@ final class Metrics: Sendable {
         family("alertd_alerts_pending", "gauge", "Alerts waiting for an answer.", ["alertd_alerts_pending \(store.pending)"])
         family("alertd_alerts_resolved_kept", "gauge", "Resolved alerts still kept for reading.",
                ["alertd_alerts_resolved_kept \(store.resolved)"])
-        family("alertd_waiters", "gauge", "Long-polls and blocking queries waiting.", ["alertd_waiters \(store.waiters)"])
+        family("alertd_waiters", "gauge", "Long-polls, blocking queries and event streams waiting on the store.", ["alertd_waiters \(store.waiters)"])
         family("alertd_change_index", "gauge", "The store's change index.", ["alertd_change_index \(store.index)"])
         family("alertd_event_streams", "gauge", "Open event streams.", ["alertd_event_streams \(state.openStreams)"])
         family("alertd_event_streams_dropped_total", "counter", "Event streams dropped for reading too slowly.",
