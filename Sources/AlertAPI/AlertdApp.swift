@@ -15,16 +15,19 @@ public final class AlertdApp: Sendable {
     /// - Throws: `HTTPServerError` when the address cannot be bound.
     public init(configuration: AlertdConfiguration) throws {
         self.configuration = configuration
-        let store = AlertStore(configuration: configuration.store)
+        // The webhook sender needs the store and the store needs the sender; the relay lets the store
+        // have its observer before the server takes the first request.
+        let relay = ResolutionRelay()
+        let store = AlertStore(configuration: configuration.store) { relay.forward($0) }
         self.store = store
         sink = configuration.logDescriptor.map(LogSink.init(descriptor:))
         let log = AccessLog(sink: sink, logRequests: configuration.logRequests)
         let metrics = Metrics()
         let sender = WebhookSender(store: store, metrics: metrics, log: log)
+        relay.connect { sender.deliver($0) }
         let handler = APIHandler(store: store, metrics: metrics, log: log, webhooks: configuration.webhooks,
                                  keepAlive: configuration.eventKeepAlive)
         server = try HTTPServer(configuration: configuration.http, handler: handler)
-        Task { await store.setResolutionObserver { sender.deliver($0) } }
     }
 
     /// The bound port.

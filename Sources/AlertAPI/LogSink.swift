@@ -2,50 +2,66 @@ import Foundation
 import Synchronization
 
 /// Where structured log lines go: one JSON object a line, buffered in memory and written in
-/// batches (when 16 KiB collect, or every 200 ms), so logging costs a request no system call.
+/// batches every 200 ms by a thread of its own, so logging costs a request no system call and a
+/// slow log reader never blocks a request thread.
 final class LogSink: Sendable {
     private let buffer = Mutex<[UInt8]>([])
     private let descriptor: Int32
-    private let flusher = Mutex<Task<Void, Never>?>(nil)
+    private let flushing = Mutex(())
+    private let stopped = Mutex(false)
 
     /// - Parameter descriptor: the file descriptor to write to (2 for standard error).
     init(descriptor: Int32) {
         self.descriptor = descriptor
-        let task = Task.detached(priority: .utility) { [weak self] in
-            while !Task.isCancelled {
-                try? await Task.sleep(for: .milliseconds(200))
-                self?.flush()
+        // A thread of its own, not a task: a blocked write to a stalled log reader must not
+        // hold one of Swift's cooperative threads.
+        let thread = Thread { [weak self] in
+            while let sink = self, !sink.stopped.withLock({ $0 }) {
+                sink.flush()
+                usleep(200_000)
             }
         }
-        flusher.withLock { $0 = task }
+        thread.name = "alertd-log"
+        thread.start()
     }
 
     deinit {
-        flusher.withLock { $0?.cancel() }
+        stopped.withLock { $0 = true }
         flush()
     }
 
-    /// Appends one line (the writer's bytes and a newline).
+    /// Most bytes buffered between flushes; lines beyond are dropped (and counted) rather
+    /// than letting a stalled log reader grow memory without bound.
+    static let bufferLimit = 8 * 1024 * 1024
+
+    /// Appends one line (the writer's bytes and a newline). Never writes to the descriptor itself:
+    /// a request thread must not block on a slow log reader.
     func write(_ line: JSONWriter) {
-        let full = buffer.withLock { buffer -> Bool in
+        buffer.withLock { buffer in
+            guard buffer.count + line.bytes.count < Self.bufferLimit else { return }
             buffer.append(contentsOf: line.bytes)
             buffer.append(10)
-            return buffer.count >= 16 * 1024
         }
-        if full { flush() }
     }
 
-    /// Writes out everything buffered.
+    /// Writes out everything buffered, one flush at a time so batches never interleave.
     func flush() {
-        let bytes = buffer.withLock { buffer -> [UInt8] in
-            defer { buffer.removeAll(keepingCapacity: true) }
-            return buffer
-        }
-        var offset = 0
-        while offset < bytes.count {
-            let written = bytes[offset...].withUnsafeBytes { Foundation.write(descriptor, $0.baseAddress, $0.count) }
-            if written <= 0 { return }
-            offset += written
+        flushing.withLock { _ in
+            let bytes = buffer.withLock { buffer -> [UInt8] in
+                defer { buffer.removeAll(keepingCapacity: true) }
+                return buffer
+            }
+            var offset = 0
+            while offset < bytes.count {
+                let written = bytes[offset...].withUnsafeBytes { Foundation.write(descriptor, $0.baseAddress, $0.count) }
+                if written < 0, errno == EINTR { continue }
+                if written < 0, errno == EAGAIN {
+                    usleep(1000)
+                    continue
+                }
+                if written <= 0 { return }
+                offset += written
+            }
         }
     }
 }

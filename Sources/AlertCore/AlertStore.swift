@@ -72,8 +72,11 @@ public actor AlertStore {
     ///
     /// - Parameters:
     ///   - configuration: Limits and retention.
-    public init(configuration: Configuration = .init()) {
+    ///   - resolutionObserver: Told about every resolved alert that has a callback URL (the webhook
+    ///     sender); called on the store's executor, so it must return quickly.
+    public init(configuration: Configuration = .init(), resolutionObserver: (@Sendable (Alert) -> Void)? = nil) {
         self.configuration = configuration
+        self.resolutionObserver = resolutionObserver
         eventLog = EventLog(capacity: configuration.eventHistory)
     }
 

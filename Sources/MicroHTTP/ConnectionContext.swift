@@ -56,7 +56,11 @@ final class ConnectionContext: @unchecked Sendable {
     /// Takes the stored reply on the handler call that follows a resume.
     func takeReply() -> HTTPReply? {
         hand.withLock { hand in
-            defer { hand.reply = nil }
+            // The reply may itself be deferred work, which suspends and resumes again.
+            defer {
+                hand.reply = nil
+                hand.resumed = false
+            }
             return hand.reply
         }
     }

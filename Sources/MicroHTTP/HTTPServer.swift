@@ -88,6 +88,7 @@ public final class HTTPServer: Sendable {
 
     deinit {
         if lifecycle.withLock({ $0 }) != .stopped {
+            core.state.withLock { $0.stopping = true }
             forceAnswerSuspended()
             core.finishStreams()
             MHD_stop_daemon(daemon.pointer)
@@ -96,7 +97,9 @@ public final class HTTPServer: Sendable {
 
     /// Connections open right now, idle keep-alive and suspended ones included.
     public var currentConnections: Int {
-        Int(CMicroHTTPD_current_connections(daemon.pointer))
+        lifecycle.withLock { state in
+            state == .stopped ? 0 : Int(CMicroHTTPD_current_connections(daemon.pointer))
+        }
     }
 
     /// Requests whose connection is suspended, waiting for deferred work.
@@ -131,6 +134,7 @@ public final class HTTPServer: Sendable {
         beginDraining()
         let deadline = ContinuousClock.now.advanced(by: grace)
         await waitUntil(deadline) { $0.suspended.isEmpty && $0.streams.isEmpty && $0.inFlight == 0 }
+        core.state.withLock { $0.stopping = true }
         forceAnswerSuspended()
         core.finishStreams()
         await waitUntil(ContinuousClock.now.advanced(by: .seconds(2))) {

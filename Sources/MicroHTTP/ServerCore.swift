@@ -13,6 +13,9 @@ final class ServerCore: Sendable {
         var inFlight = 0
         /// Set once shutdown starts: every response then closes its connection.
         var draining = false
+        /// Set just before the last pass that answers suspended requests: nothing may suspend after it,
+        /// since `MHD_stop_daemon` aborts while any connection is suspended.
+        var stopping = false
     }
 
     let handler: any HTTPHandler
@@ -107,8 +110,16 @@ final class ServerCore: Sendable {
             request.phase = .answered
             return queue(response, on: connection, close: false)
         case .deferred(let work):
+            let refused = state.withLock { state -> Bool in
+                guard !state.stopping else { return true }
+                state.suspended[ObjectIdentifier(request)] = request
+                return false
+            }
+            if refused {
+                request.phase = .answered
+                return queue(handler.response(for: .shuttingDown), on: connection, close: true)
+            }
             request.phase = .suspended
-            state.withLock { $0.suspended[ObjectIdentifier(request)] = request }
             MHD_suspend_connection(connection)
             Task {
                 let next = await work()
@@ -120,6 +131,9 @@ final class ServerCore: Sendable {
             // HEAD gets the stream's head only; a chunked HEAD answer makes libmicrohttpd
             // 0.9.75 send a stray terminating chunk that corrupts a keep-alive connection.
             if request.isHead { return queue(head, on: connection, close: false) }
+            if state.withLock({ $0.stopping }) {
+                return queue(handler.response(for: .shuttingDown), on: connection, close: true)
+            }
             return startStream(head, producer, on: connection)
         }
     }
@@ -143,7 +157,11 @@ final class ServerCore: Sendable {
         for field in head.headers {
             MHD_add_response_header(response, field.name, field.value)
         }
-        state.withLock { $0.streams[ObjectIdentifier(stream)] = stream }
+        let draining = state.withLock { state -> Bool in
+            state.streams[ObjectIdentifier(stream)] = stream
+            return state.draining
+        }
+        if draining { MHD_add_response_header(response, "Connection", "close") }
         let queued = MHD_queue_response(connection, UInt32(head.status), response)
         Task { await producer(stream) }
         return queued

@@ -134,6 +134,16 @@ struct HTTPServerTests {
         #expect(server.openStreams == 0)
     }
 
+    @Test("deferred work may answer with more deferred work, on a keep-alive connection")
+    func nestedDeferred() async throws {
+        try await withEchoServer { server in
+            let requests = (0..<3).map { _ in RawHTTP.persistentRequest("GET", "/twice") }
+            let responses = try await RawHTTP.keepAlive(requests, port: server.port, timeout: 10)
+            #expect(responses.map(\.text) == ["second", "second", "second"])
+            #expect(server.suspendedRequests == 0)
+        }
+    }
+
     @Test("the connection limit is set explicitly and fitted to the file limit")
     func connectionLimit() async throws {
         try await withEchoServer({ $0.connectionLimit = 5000 }) { server in

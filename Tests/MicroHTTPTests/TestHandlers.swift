@@ -19,6 +19,12 @@ struct EchoHandler: HTTPHandler {
                 // count == 0: an endless stream, ended only by the server's shutdown.
             }
         }
+        if request.path == "/twice" {
+            // Deferred work whose reply is more deferred work: suspends, resumes, suspends again.
+            return .deferred {
+                .deferred { .response(.text(200, "second")) }
+            }
+        }
         if request.path == "/never" {
             return .deferred {
                 try? await Task.sleep(for: .seconds(3600))
