@@ -7,21 +7,34 @@ import Synchronization
 /// suspended connection.
 final class AlertTable: Sendable {
     private struct Storage {
-        var records: [UInt64: Alert] = [:]
+        /// Boxed: an `Alert` is 256 bytes, and a dictionary keeps up to twice as many slots as
+        /// entries; boxes make a slot 8 bytes (about 250 MB less at 1M pending alerts).
+        var records: [UInt64: Box] = [:]
         var sequences: [AlertID: UInt64] = [:]
+    }
+
+    /// One alert on the heap; replaced, never mutated.
+    private final class Box: Sendable {
+        let alert: Alert
+
+        init(_ alert: Alert) {
+            self.alert = alert
+        }
     }
 
     private let storage = Mutex(Storage())
 
     /// The alert with this sequence number.
     subscript(sequence: UInt64) -> Alert? {
-        storage.withLock { $0.records[sequence] }
+        storage.withLock { $0.records[sequence]?.alert }
     }
 
     /// The sequence number and alert for an id.
     func record(_ id: AlertID) -> (sequence: UInt64, alert: Alert)? {
         storage.withLock { storage in
-            guard let sequence = storage.sequences[id], let alert = storage.records[sequence] else { return nil }
+            guard let sequence = storage.sequences[id], let alert = storage.records[sequence]?.alert else {
+                return nil
+            }
             return (sequence, alert)
         }
     }
@@ -32,13 +45,13 @@ final class AlertTable: Sendable {
 
     /// The alerts with these sequence numbers, in order, skipping any gone.
     func alerts(_ sequences: [UInt64]) -> [Alert] {
-        storage.withLock { storage in sequences.compactMap { storage.records[$0] } }
+        storage.withLock { storage in sequences.compactMap { storage.records[$0]?.alert } }
     }
 
     /// Adds a new alert or replaces the alert with the same sequence number.
     func store(_ alert: Alert) {
         storage.withLock { storage in
-            storage.records[alert.sequence] = alert
+            storage.records[alert.sequence] = Box(alert)
             storage.sequences[alert.id] = alert.sequence
         }
     }
@@ -47,7 +60,7 @@ final class AlertTable: Sendable {
     @discardableResult
     func remove(_ sequence: UInt64) -> Alert? {
         storage.withLock { storage in
-            guard let alert = storage.records.removeValue(forKey: sequence) else { return nil }
+            guard let alert = storage.records.removeValue(forKey: sequence)?.alert else { return nil }
             storage.sequences[alert.id] = nil
             return alert
         }
