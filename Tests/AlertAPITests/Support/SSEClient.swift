@@ -425,15 +425,7 @@ final class SSEClient: @unchecked Sendable {
 
     /// Connects to 127.0.0.1:`port` and sends `request`; nil when done, else what failed.
     private static func connect(_ fd: Int32, port: Int, request: [UInt8]) -> String? {
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-            }
-        }
+        let connected = Loopback.connect(fd, port: port)
         guard connected == 0 else { return "connect to port \(port): errno \(errno)" }
         let sent = request.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
         return sent == request.count ? nil : "could not send the request (errno \(errno))"

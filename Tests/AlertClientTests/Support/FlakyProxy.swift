@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTestSupport
 import Synchronization
 
 #if canImport(Glibc)
@@ -116,15 +117,7 @@ final class FlakyProxy: Sendable {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         var yes: Int32 = 1
         setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-            }
-        }
+        let bound = Loopback.withAddress(port: port) { bind(fd, $0, $1) }
         guard bound == 0, Glibc.listen(fd, 128) == 0 else {
             close(fd)
             throw TestFailure("proxy cannot listen on port \(port): errno \(errno)")
@@ -134,15 +127,7 @@ final class FlakyProxy: Sendable {
 
     private static func connect(port: Int) -> Int32 {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-            }
-        }
+        let connected = Loopback.connect(fd, port: port)
         if connected != 0 {
             close(fd)
             return -1
