@@ -47,31 +47,16 @@ public final class ChildProcess: Sendable {
         posix_spawn_file_actions_adddup2(&actions, outPipe[1], 1)
         posix_spawn_file_actions_adddup2(&actions, errPipe[1], 2)
 
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var empty = sigset_t()
-        sigemptyset(&empty)
-        var all = sigset_t()
-        sigfillset(&all)
-        posix_spawnattr_setsigmask(&attributes, &empty)
-        posix_spawnattr_setsigdefault(&attributes, &all)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
-
-        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
-        let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
-        defer {
-            for pointer in argv { free(pointer) }
-            for pointer in envp { free(pointer) }
-        }
-        var child: pid_t = 0
-        let spawned = posix_spawn(&child, executable, &actions, &attributes, argv, envp)
+        let spawned = Spawn.start(executable, arguments, environment: environment, actions: &actions)
         close(outPipe[1])
         close(errPipe[1])
-        guard spawned == 0 else {
+        let child: pid_t
+        do {
+            child = try spawned.get()
+        } catch {
             close(outPipe[0])
             close(errPipe[0])
-            throw RawHTTPError(description: "cannot start \(executable): error \(spawned)")
+            throw error
         }
         pid = child
         Self.drain(outPipe[0], into: output)
@@ -105,7 +90,7 @@ public final class ChildProcess: Sendable {
             if let known { return known }
             var raw: Int32 = 0
             guard waitpid(pid, &raw, WNOHANG) == pid else { return nil }
-            known = raw & 0x7F == 0 ? (raw >> 8) & 0xFF : 128 + (raw & 0x7F)
+            known = Spawn.exitCode(raw)
             return known
         }
     }

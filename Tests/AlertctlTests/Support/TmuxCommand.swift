@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTestSupport
 
 #if canImport(Glibc)
 import Glibc
@@ -34,31 +35,12 @@ enum TmuxCommand {
         posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
         posix_spawn_file_actions_addopen(&actions, 2, errorPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
 
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var empty = sigset_t()
-        sigemptyset(&empty)
-        var all = sigset_t()
-        sigfillset(&all)
-        posix_spawnattr_setsigmask(&attributes, &empty)
-        posix_spawnattr_setsigdefault(&attributes, &all)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
-
         var environment = ProcessInfo.processInfo.environment
         environment["TMUX"] = nil
-        let argv = ([tmux] + arguments).map { strdup($0) } + [nil]
-        let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
-        defer {
-            for pointer in argv { free(pointer) }
-            for pointer in envp { free(pointer) }
-        }
-        var pid: pid_t = 0
-        let spawned = posix_spawn(&pid, tmux, &actions, &attributes, argv, envp)
-        guard spawned == 0 else { throw AlertctlTestError("cannot start \(tmux): error \(spawned)") }
+        let pid = try Spawn.start(tmux, arguments, environment: environment, actions: &actions).get()
         var status: Int32 = 0
         while waitpid(pid, &status, 0) < 0, errno == EINTR {}
-        let exitStatus = status & 0x7F == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
+        let exitStatus = Spawn.exitCode(status)
         let output = (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? ""
         let errors = (try? String(contentsOfFile: errorPath, encoding: .utf8)) ?? ""
         return (exitStatus, output, errors)
