@@ -12,21 +12,21 @@ struct APIHandler: HTTPHandler {
     /// How often an idle event stream sends a keep-alive comment.
     let keepAlive: Duration
 
+    /// Methods counted by name in metrics and logs; any other is "other", so labels stay bounded.
+    static let metricMethods: Set<String> = ["GET", "HEAD", "POST", "DELETE", "PUT", "PATCH", "OPTIONS"]
+
     func handle(_ request: HTTPRequest) -> HTTPReply {
         let started = ContinuousClock.now
         let route = Route(path: request.path)
         let requestID = Self.requestID(request.headers["x-request-id"])
         let reply = handle(request, on: route)
-        let method = ["GET", "HEAD", "POST", "DELETE", "PUT", "PATCH", "OPTIONS"].contains(request.method)
-            ? request.method : "other"
+        let method = Self.metricMethods.contains(request.method) ? request.method : "other"
         return instrument(reply, id: requestID, route: route.template, method: method, started: started)
     }
 
     private func handle(_ request: HTTPRequest, on route: Route) -> HTTPReply {
         guard route.allows(request.method) else {
-            if case .notFound = route {
-                return .response(Problem.plain(404, "Not Found", detail: "no resource at \(request.path)").response)
-            }
+            if case .notFound = route { return .response(Problem.unknownPath(request.path).response) }
             var problem = Problem.plain(405, "Method Not Allowed",
                                         detail: "\(request.method) is not allowed on \(request.path)")
             problem.headers.add("Allow", route.allowedMethods.joined(separator: ", "))
@@ -106,7 +106,7 @@ struct APIHandler: HTTPHandler {
             }
             return later { () async throws(Problem) in try await response(id, wait: wait) }
         case (.notFound, _):
-            throw Problem.plain(404, "Not Found", detail: "no resource at \(request.path)")
+            throw Problem.unknownPath(request.path)
         }
     }
 

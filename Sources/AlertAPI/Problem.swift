@@ -36,6 +36,11 @@ struct Problem: Error, Sendable {
         Problem(status: status, type: "urn:alertd:problem:\(slug)", title: title, detail: detail)
     }
 
+    /// 404 for a path that names no resource.
+    static func unknownPath(_ path: String) -> Problem {
+        .plain(404, "Not Found", detail: "no resource at \(path)")
+    }
+
     static func malformedJSON(_ detail: String) -> Problem {
         .alertd(400, "malformed-json", "Malformed JSON", detail: detail)
     }

@@ -1,12 +1,6 @@
 import Foundation
 
 extension AlertStore {
-    /// Sets who is told about each resolved alert that has a callback URL (the webhook sender).
-    /// - Parameter observer: called on the store's executor; must return quickly.
-    public func setResolutionObserver(_ observer: @escaping @Sendable (Alert) -> Void) {
-        resolutionObserver = observer
-    }
-
     /// Records one delivery attempt of an alert's result to its callback URL.
     ///
     /// - Parameters:

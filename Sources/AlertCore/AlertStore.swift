@@ -38,7 +38,7 @@ public actor AlertStore {
     /// The key that created an alert, by its sequence number, so retention can drop the key with it.
     var keysBySequence: [UInt64: String] = [:]
     /// Told about every resolved alert that has a callback URL, to deliver its result.
-    var resolutionObserver: (@Sendable (Alert) -> Void)?
+    let resolutionObserver: (@Sendable (Alert) -> Void)?
 
     // Waiters.
     /// Suspended waits by waiter id.

@@ -44,6 +44,7 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionar
 
 extension String {
     func caseInsensitiveEquals(_ other: String) -> Bool {
-        utf8.count == other.utf8.count && lowercased() == other.lowercased()
+        // Request names are lower-cased already and lookups use lower case: try the plain compare first.
+        self == other || (utf8.count == other.utf8.count && lowercased() == other.lowercased())
     }
 }

@@ -88,9 +88,7 @@ public final class HTTPServer: Sendable {
 
     deinit {
         if lifecycle.withLock({ $0 }) != .stopped {
-            core.state.withLock { $0.stopping = true }
-            forceAnswerSuspended()
-            core.finishStreams()
+            endSuspendedWork()
             MHD_stop_daemon(daemon.pointer)
         }
     }
@@ -134,9 +132,7 @@ public final class HTTPServer: Sendable {
         beginDraining()
         let deadline = ContinuousClock.now.advanced(by: grace)
         await waitUntil(deadline) { $0.suspended.isEmpty && $0.streams.isEmpty && $0.inFlight == 0 }
-        core.state.withLock { $0.stopping = true }
-        forceAnswerSuspended()
-        core.finishStreams()
+        endSuspendedWork()
         await waitUntil(ContinuousClock.now.advanced(by: .seconds(2))) {
             $0.suspended.isEmpty && $0.streams.isEmpty && $0.inFlight == 0
         }
@@ -148,8 +144,16 @@ public final class HTTPServer: Sendable {
         if first { MHD_stop_daemon(daemon.pointer) }
     }
 
-    /// Resumes every suspended connection with the handler's `shuttingDown` response;
-    /// `MHD_stop_daemon` aborts the process if any connection is still suspended.
+    /// Lets nothing suspend any more, answers every suspended request with the handler's
+    /// `shuttingDown` response and ends every stream: `MHD_stop_daemon` aborts the process
+    /// while any connection is suspended.
+    private func endSuspendedWork() {
+        core.state.withLock { $0.stopping = true }
+        forceAnswerSuspended()
+        core.finishStreams()
+    }
+
+    /// Resumes every suspended connection with the handler's `shuttingDown` response.
     private func forceAnswerSuspended() {
         let left = core.state.withLock { state in
             defer { state.suspended.removeAll() }
