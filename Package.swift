@@ -18,38 +18,40 @@ let package = Package(
             pkgConfig: "libmicrohttpd",
             providers: [.apt(["libmicrohttpd-dev"])]
         ),
+        // `Synchronization.Mutex`, or a mutex ThreadSanitizer can see in a `make tsan` build (Lock.swift).
+        .target(name: "Locking"),
         // Transport only: knows HTTP and libmicrohttpd, nothing of alerts.
-        .target(name: "MicroHTTP", dependencies: ["CMicroHTTPD"]),
+        .target(name: "MicroHTTP", dependencies: ["CMicroHTTPD", "Locking"]),
         // Model, rules and the AlertStore actor: knows nothing of HTTP.
-        .target(name: "AlertCore"),
+        .target(name: "AlertCore", dependencies: ["Locking"]),
         // Routes: HTTP <-> store, JSON shapes, problem+json errors.
         .target(
             name: "AlertAPI",
-            dependencies: ["MicroHTTP", "AlertCore"],
+            dependencies: ["MicroHTTP", "AlertCore", "Locking"],
             plugins: ["EmbedResource"]
         ),
         .executableTarget(name: "alertd", dependencies: ["AlertAPI"]),
 
         // The seeds' AlertController API over HTTP; no server types, only JSON.
-        .target(name: "AlertClient"),
+        .target(name: "AlertClient", dependencies: ["Locking"]),
         // C: ncurses with wide characters (Debian: libncurses-dev), for the dashboard. No pkgConfig:
         // ncursesw's .pc adds feature macros SwiftPM refuses; the header path is the standard one.
         .systemLibrary(name: "CNCurses"),
-        .executableTarget(name: "alertctl", dependencies: ["AlertClient", "CNCurses"]),
+        .executableTarget(name: "alertctl", dependencies: ["AlertClient", "CNCurses", "Locking"]),
 
         // Build tool: embeds the top-level openapi.yaml into AlertAPI so the server serves the spec it ships with.
         .executableTarget(name: "embed-resource", path: "Sources/embed-resource"),
         .plugin(name: "EmbedResource", capability: .buildTool(), dependencies: ["embed-resource"]),
 
         // Test support: a raw HTTP/1.1 client over POSIX sockets, shared by the test targets.
-        .target(name: "HTTPTestSupport", path: "Tests/HTTPTestSupport"),
+        .target(name: "HTTPTestSupport", dependencies: ["Locking"], path: "Tests/HTTPTestSupport"),
         // Test support: a live alertd in the test process, shared by the integration test targets.
         .target(name: "AlertdTestSupport", dependencies: ["AlertAPI"], path: "Tests/AlertdTestSupport"),
         .testTarget(name: "MicroHTTPTests", dependencies: ["MicroHTTP", "HTTPTestSupport"]),
         .testTarget(name: "AlertCoreTests", dependencies: ["AlertCore"]),
-        .testTarget(name: "AlertAPITests", dependencies: ["AlertAPI", "AlertCore", "MicroHTTP", "HTTPTestSupport", "AlertdTestSupport"]),
-        .testTarget(name: "AlertClientTests", dependencies: ["AlertClient", "AlertAPI", "HTTPTestSupport", "AlertdTestSupport"]),
-        .testTarget(name: "AlertctlTests", dependencies: ["AlertAPI", "HTTPTestSupport", "AlertdTestSupport"]),
+        .testTarget(name: "AlertAPITests", dependencies: ["AlertAPI", "AlertCore", "MicroHTTP", "HTTPTestSupport", "AlertdTestSupport", "Locking"]),
+        .testTarget(name: "AlertClientTests", dependencies: ["AlertClient", "AlertAPI", "HTTPTestSupport", "AlertdTestSupport", "Locking"]),
+        .testTarget(name: "AlertctlTests", dependencies: ["AlertAPI", "HTTPTestSupport", "AlertdTestSupport", "Locking"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs, with apt-get, whatever this machine lacks to build (and, with `test` or
-# `bench`, to test or benchmark) alertd. Quiet when nothing is missing.
-# Usage: scripts/deps.sh build|test|bench
+# `bench`, to test or benchmark; with `schema`, to run scripts/schemathesis.sh) alertd.
+# Quiet when nothing is missing.
+# Usage: scripts/deps.sh build|test|release|bench|schema
 set -euo pipefail
 purpose=${1:-build}
 
@@ -14,9 +15,14 @@ need() { # need <package> <check command...>
 need pkg-config command -v pkg-config
 need libmicrohttpd-dev sh -c 'pkg-config --exists libmicrohttpd || test -f /usr/include/microhttpd.h'
 need libncurses-dev test -f /usr/include/ncursesw/curses.h
+# A release build links FoundationNetworking statically, which needs libcurl to link against.
+need_curl_dev() { need libcurl4-openssl-dev sh -c 'pkg-config --exists libcurl || test -f /usr/include/x86_64-linux-gnu/curl/curl.h'; }
 case $purpose in
     test) need tmux command -v tmux ;;
-    bench) need wrk command -v wrk; need gcc command -v cc; need curl command -v curl ;;
+    release) need_curl_dev ;;
+    bench) need wrk command -v wrk; need gcc command -v cc; need curl command -v curl; need_curl_dev ;;
+    schema) need python3 command -v "${PYTHON:-python3}"
+        need python3-venv "${PYTHON:-python3}" -c 'import ensurepip, venv' ;;
 esac
 
 [ ${#missing[@]} -eq 0 ] && exit 0

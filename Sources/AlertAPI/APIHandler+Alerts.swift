@@ -12,28 +12,35 @@ struct ListRequest: Sendable {
 extension APIHandler {
     /// Creates an alert; a retry with the same `Idempotency-Key` and body answers 200 with the
     /// same alert and `Idempotent-Replayed: true`.
-    func create(_ draft: AlertDraft, idempotencyKey: String?) async throws(Problem) -> HTTPResponse {
-        let created: (alert: Alert, replayed: Bool)
-        do {
-            created = try await store.create(draft, idempotencyKey: idempotencyKey)
-        } catch {
-            throw Problem(error)
+    func create(_ draft: AlertDraft, by caller: Caller, idempotencyKey: String?) -> HTTPReply {
+        let owner = caller.name
+        return onStore({ store throws(AlertStoreError) in
+            try store.create(draft, owner: owner, idempotencyKey: idempotencyKey)
+        }) { created in
+            var response = HTTPResponse.json(created.replayed ? 200 : 201, alert: created.alert, for: caller)
+            response.headers.add("Location", "/v1/alerts/\(created.alert.id.rawValue)")
+            if created.replayed { response.headers.add("Idempotent-Replayed", "true") }
+            return response
         }
-        var response = HTTPResponse.json(created.replayed ? 200 : 201, alert: created.alert)
-        response.headers.add("Location", "/v1/alerts/\(created.alert.id.rawValue)")
-        if created.replayed { response.headers.add("Idempotent-Replayed", "true") }
-        return response
     }
 
-    func list(_ request: ListRequest) async throws(Problem) -> HTTPResponse {
-        if let index = request.index, request.wait > .zero {
-            do {
+    /// Lists at once, or after waiting for the store to pass `index`.
+    func list(_ request: ListRequest) -> HTTPReply {
+        let query = request.query
+        guard let index = request.index, request.wait > .zero else {
+            return onStore({ store in store.list(query) }, then: Self.listResponse)
+        }
+        return later { () async throws(Problem) in
+            do throws(AlertStoreError) {
                 _ = try await store.waitForChange(after: index, timeout: request.wait)
             } catch {
                 throw Problem(error)
             }
+            return Self.listResponse(await store.list(query))
         }
-        let page = await store.list(request.query)
+    }
+
+    private static func listResponse(_ page: AlertPage) -> HTTPResponse {
         var writer = JSONWriter()
         writer.beginObject()
         writer.key("index"); writer.write(Int64(clamping: page.index))
@@ -47,34 +54,56 @@ extension APIHandler {
         return response
     }
 
-    func alert(_ id: AlertID, wait: Duration) async throws(Problem) -> HTTPResponse {
-        let alert = try await resolved(id, wait: wait)
-        return .json(200, alert: alert)
+    func alert(_ id: AlertID, wait: Duration, for caller: Caller) async throws(Problem) -> HTTPResponse {
+        .json(200, alert: try await resolved(id, wait: wait), for: caller)
     }
 
-    func response(_ id: AlertID, wait: Duration) async throws(Problem) -> HTTPResponse {
-        let alert = try await resolved(id, wait: wait)
-        guard let result = alert.result else { return HTTPResponse(status: 204) }
-        return .json(200, result: result)
+    func response(_ id: AlertID, wait: Duration, for caller: Caller) async throws(Problem) -> HTTPResponse {
+        .json(resultOf: try await resolved(id, wait: wait), for: caller)
     }
 
-    func answer(_ id: AlertID, _ answer: AnswerDraft) async throws(Problem) -> HTTPResponse {
-        do {
-            let result = try await store.answer(id, with: answer)
-            if let alert = try? await store.alert(id) {
-                metrics.answered(after: result.resolvedAt.timeIntervalSince(alert.createdAt))
+    /// Answers an alert; the answer comes back whole to whoever gave it, while a 409's winning result
+    /// hides secure values from a caller who may not see them.
+    func answer(_ id: AlertID, _ answer: AnswerDraft, by caller: Caller) -> HTTPReply {
+        onStore({ store throws(AlertStoreError) in
+            let result = try store.answer(id, with: answer)
+            return (result, store.snapshot(of: id)?.createdAt)
+        }, then: { answered in
+            if let createdAt = answered.1 {
+                metrics.answered(after: answered.0.resolvedAt.timeIntervalSince(createdAt))
             }
-            return .json(200, result: result)
-        } catch {
-            throw Problem(error)
-        }
+            return .json(200, result: answered.0)
+        }, problem: { error in
+            var problem = Problem(error)
+            if problem.result != nil, let alert = store.snapshot(of: id), !caller.seesSecrets(of: alert) {
+                problem.secretFields = alert.fields
+            }
+            return problem
+        })
     }
 
-    func dismiss(_ id: AlertID) async throws(Problem) -> HTTPResponse {
+    func dismiss(_ id: AlertID) -> HTTPReply {
+        onStore({ store throws(AlertStoreError) in try store.dismiss(id) }) { .json(200, result: $0) }
+    }
+
+    /// Runs store work that never waits at once on this thread when the store is idle, else on a suspended
+    /// connection; either way `respond` turns its value into the response, `problem` its error.
+    private func onStore<T: Sendable>(
+        _ work: @escaping @Sendable (isolated AlertStore) throws(AlertStoreError) -> T,
+        then respond: @escaping @Sendable (T) -> HTTPResponse,
+        problem: @escaping @Sendable (AlertStoreError) -> Problem = { Problem($0) }
+    ) -> HTTPReply {
         do {
-            return .json(200, result: try await store.dismiss(id))
+            if let value = try store.now(work) { return .response(respond(value)) }
         } catch {
-            throw Problem(error)
+            return .response(problem(error).response)
+        }
+        return later { () async throws(Problem) in
+            do throws(AlertStoreError) {
+                return respond(try await store.run(work))
+            } catch {
+                throw problem(error)
+            }
         }
     }
 
@@ -95,10 +124,19 @@ extension HTTPResponse {
         HTTPResponse(status: status, headers: ["Content-Type": "application/json"], body: body)
     }
 
-    static func json(_ status: Int, alert: Alert) -> HTTPResponse {
+    /// The alert, its secure values hidden unless `caller` may see them.
+    static func json(_ status: Int, alert: Alert, for caller: Caller) -> HTTPResponse {
         var writer = JSONWriter()
-        writer.write(alert, redactingSecrets: false)
+        writer.write(alert, redactingSecrets: !caller.seesSecrets(of: alert))
         return .json(status, writer.bytes)
+    }
+
+    /// 200 with the alert's result, secure values hidden unless `caller` may see them; 204 while pending.
+    static func json(resultOf alert: Alert, for caller: Caller) -> HTTPResponse {
+        guard let result = alert.result else { return HTTPResponse(status: 204) }
+        var writer = JSONWriter()
+        writer.write(result, fields: caller.seesSecrets(of: alert) ? nil : alert.fields)
+        return .json(200, writer.bytes)
     }
 
     static func json(_ status: Int, result: AlertResult) -> HTTPResponse {

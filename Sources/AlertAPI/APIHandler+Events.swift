@@ -7,6 +7,8 @@ struct EventsRequest: Sendable {
     var cursor: UInt64?
     var kinds: Set<AlertEvent.Kind>
     var presenter: String?
+    /// Only alerts this producer created; nil for everyone's.
+    var owner: String?
     /// Set: answer a JSON array after at most this long (long-poll); nil: a Server-Sent Events stream.
     var wait: Duration?
 }
@@ -49,12 +51,14 @@ extension APIHandler {
             let batch: (events: [AlertEvent], index: UInt64)
             do {
                 batch = try await store.events(after: seen, limit: Self.longPollBatch, kinds: request.kinds,
-                                               presenter: request.presenter)
+                                               presenter: request.presenter, owner: request.owner)
             } catch {
                 return Problem(error).response
             }
             let remaining = deadline - .now
-            if !batch.events.isEmpty || remaining <= .zero {
+            // Cancelled (the client hung up): answer now. The store's waits return at once in a
+            // cancelled task, so waiting on would spin until the deadline, holding the wait slot.
+            if !batch.events.isEmpty || remaining <= .zero || Task.isCancelled {
                 var writer = JSONWriter()
                 writer.beginArray()
                 for event in batch.events { writer.write(event) }
@@ -75,18 +79,18 @@ extension APIHandler {
         }
     }
 
-    /// Feeds a Server-Sent Events stream from the store's event log until the client leaves,
-    /// falls too far behind, or the server stops.
+    /// Feeds a Server-Sent Events stream from the store's event log until the client leaves
+    /// (the stream closes and this task is cancelled), falls too far behind, or the server stops.
     private func pump(_ request: EventsRequest, from start: UInt64, into stream: HTTPBodyStream) async {
         metrics.stream(+1)
         defer { metrics.stream(-1) }
         var cursor = start
         guard await send(Array("retry: 1000\n\n".utf8), to: stream) else { return }
-        while !stream.isClosed {
+        while !stream.isClosed, !Task.isCancelled {
             let batch: (events: [AlertEvent], index: UInt64)
             do {
                 batch = try await store.events(after: cursor, limit: Self.eventBatch, kinds: request.kinds,
-                                               presenter: request.presenter)
+                                               presenter: request.presenter, owner: request.owner)
             } catch {
                 // The reader fell behind the kept history: say so, and let it re-list.
                 stream.finish(with: Self.sse(event: "gone", data: Problem(error).response.body))
@@ -131,7 +135,11 @@ extension APIHandler {
             case .written: return true
             case .closed: return false
             case .full where ContinuousClock.now < deadline:
-                try? await Task.sleep(for: .milliseconds(20))
+                do {
+                    try await Task.sleep(for: .milliseconds(20))
+                } catch {
+                    return false  // cancelled: the stream closed
+                }
             case .full:
                 metrics.streamDropped()
                 log.event("warn", "dropped a slow event-stream reader", ["buffered": String(stream.bufferedBytes)])

@@ -16,29 +16,30 @@ final class RequestIDSource: Sendable {
 
 extension APIHandler {
     /// Counts and logs a reply once its status is known, and tags it with the request id.
-    func instrument(_ reply: HTTPReply, id: String, route: String, method: String,
+    func instrument(_ reply: HTTPReply, id: String, route: String, method: String, caller: String?,
                     started: ContinuousClock.Instant) -> HTTPReply {
         switch reply {
         case .response(var response):
-            record(response.status, id: id, route: route, method: method, started: started)
+            record(response.status, id: id, route: route, method: method, caller: caller, started: started)
             response.headers.add("X-Request-Id", id)
             return .response(response)
         case .deferred(let work):
             return .deferred {
-                self.instrument(await work(), id: id, route: route, method: method, started: started)
+                self.instrument(await work(), id: id, route: route, method: method, caller: caller, started: started)
             }
         case .stream(var head, let producer):
-            record(head.status, id: id, route: route, method: method, started: started)
+            record(head.status, id: id, route: route, method: method, caller: caller, started: started)
             head.headers.add("X-Request-Id", id)
             return .stream(head, producer)
         }
     }
 
-    private func record(_ status: Int, id: String, route: String, method: String, started: ContinuousClock.Instant) {
+    private func record(_ status: Int, id: String, route: String, method: String, caller: String?,
+                        started: ContinuousClock.Instant) {
         let elapsed = ContinuousClock.now - started
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
         metrics.request(route: route, method: method, status: status, seconds: seconds)
-        log.request(id: id, method: method, route: route, status: status, seconds: seconds)
+        log.request(id: id, method: method, route: route, status: status, caller: caller, seconds: seconds)
     }
 
     /// The client's `X-Request-Id` when it is short and plain, else a fresh one.

@@ -11,6 +11,10 @@ struct APIHandler: HTTPHandler {
     let webhooks: WebhookPolicy
     /// How often an idle event stream sends a keep-alive comment.
     let keepAlive: Duration
+    /// Who may do what; empty: everyone may do everything.
+    let tokens: AccessTokens
+    /// Waiting requests per client (token name or address), and their limit.
+    var waits = ClientWaits(limit: 0)
 
     /// Methods counted by name in metrics and logs; any other is "other", so labels stay bounded.
     static let metricMethods: Set<String> = ["GET", "HEAD", "POST", "DELETE", "PUT", "PATCH", "OPTIONS"]
@@ -19,38 +23,42 @@ struct APIHandler: HTTPHandler {
         let started = ContinuousClock.now
         let route = Route(path: request.path)
         let requestID = Self.requestID(request.headers["x-request-id"])
-        let reply = handle(request, on: route)
+        let (reply, caller) = handle(request, on: route)
         let method = Self.metricMethods.contains(request.method) ? request.method : "other"
-        return instrument(reply, id: requestID, route: route.template, method: method, started: started)
+        return instrument(reply, id: requestID, route: route.template, method: method, caller: caller?.name,
+                          started: started)
     }
 
-    private func handle(_ request: HTTPRequest, on route: Route) -> HTTPReply {
+    /// The reply, and the caller once its token is known.
+    private func handle(_ request: HTTPRequest, on route: Route) -> (HTTPReply, Caller?) {
         guard route.allows(request.method) else {
-            if case .notFound = route { return .response(Problem.unknownPath(request.path).response) }
+            if case .notFound = route { return (.response(Problem.unknownPath(request.path).response), nil) }
             var problem = Problem.plain(405, "Method Not Allowed",
                                         detail: "\(request.method) is not allowed on \(request.path)")
             problem.headers.add("Allow", route.allowedMethods.joined(separator: ", "))
-            return .response(problem.response)
+            return (.response(problem.response), nil)
+        }
+        let action = route.action(for: request.method)
+        let caller: Caller
+        do {
+            caller = try authenticate(request, action)
+        } catch {
+            return (.response(error.response), nil)
         }
         do {
-            return try reply(to: request, on: route)
+            try authorize(caller, action)
+            return (try reply(to: request, on: route, as: caller), caller)
         } catch {
-            return .response(error.response)
+            return (.response(error.response), caller)
         }
     }
 
     func response(for failure: HTTPTransportFailure) -> HTTPResponse {
-        switch failure {
-        case .bodyTooLarge(let limit):
-            Problem.alertd(413, "body-too-large", "Request body too large",
-                           detail: "request bodies are limited to \(limit) bytes").response
-        case .shuttingDown:
-            Problem.shuttingDown.response
-        }
+        Problem(failure).response
     }
 
     /// Validates what can be checked without the store, then answers or defers.
-    private func reply(to request: HTTPRequest, on route: Route) throws(Problem) -> HTTPReply {
+    private func reply(to request: HTTPRequest, on route: Route, as caller: Caller) throws(Problem) -> HTTPReply {
         let query = QueryParameters(request: request)
         let method = request.method == "HEAD" ? "GET" : request.method
         switch (route, method) {
@@ -69,49 +77,54 @@ struct APIHandler: HTTPHandler {
                 cursor: try Self.lastEventID(request) ?? since,
                 kinds: try query.eventKinds(),
                 presenter: try query.presenter(),
+                owner: caller.ownerFilter,
                 wait: request.queryValue("wait") == nil ? nil : try query.wait()
             )
-            return .deferred { await self.events(events) }
+            let streamOrPoll = HTTPReply.deferred { await self.events(events) }
+            return try waiting(streamOrPoll, if: events.waits(head: request.method == "HEAD"), for: request, as: caller)
         case (.openAPI, _):
             return .response(HTTPResponse(status: 200, headers: ["Content-Type": "application/yaml; charset=utf-8"],
                                           body: Array(EmbeddedOpenAPI.text.utf8)))
         case (.alerts, "POST"):
             let draft = try AlertDraft(json: try Self.parse(request.body), webhooks: webhooks)
             let key = try Self.idempotencyKey(request)
-            return later { () async throws(Problem) in try await create(draft, idempotencyKey: key) }
+            return create(draft, by: caller, idempotencyKey: key)
         case (.alerts, _):
             let list = ListRequest(
-                query: ListQuery(state: try query.state(), presenter: try query.presenter(),
+                query: ListQuery(state: try query.state(), presenter: try query.presenter(), owner: caller.ownerFilter,
                                  limit: try query.integer("limit", in: 1...1000) ?? 100),
                 index: try query.index(),
                 wait: try query.wait()
             )
-            return later { () async throws(Problem) in try await self.list(list) }
+            return try waiting(self.list(list), if: list.waits, for: request, as: caller)
         case (.alert(let id), "DELETE"):
-            return later { () async throws(Problem) in try await dismiss(id) }
+            _ = try readable(id, by: caller)
+            return dismiss(id)
         case (.alert(let id), _):
             let wait = try query.wait()
             // A read that needs no waiting is answered at once, without suspending the connection.
-            if let alert = store.snapshot(of: id), wait == .zero || alert.result != nil {
-                return .response(.json(200, alert: alert))
+            if let alert = try readable(id, by: caller), wait == .zero || alert.result != nil {
+                return .response(.json(200, alert: alert, for: caller))
             }
-            return later { () async throws(Problem) in try await alert(id, wait: wait) }
+            let waited = later { () async throws(Problem) in try await alert(id, wait: wait, for: caller) }
+            return try waiting(waited, if: wait > .zero, for: request, as: caller)
         case (.response(let id), "POST"):
             let answer = try AnswerDraft(json: try Self.parse(request.body))
-            return later { () async throws(Problem) in try await self.answer(id, answer) }
+            return self.answer(id, answer, by: caller)
         case (.response(let id), _):
             let wait = try query.wait()
-            if let alert = store.snapshot(of: id), wait == .zero || alert.result != nil {
-                return .response(alert.result.map { .json(200, result: $0) } ?? HTTPResponse(status: 204))
+            if let alert = try readable(id, by: caller), wait == .zero || alert.result != nil {
+                return .response(.json(resultOf: alert, for: caller))
             }
-            return later { () async throws(Problem) in try await response(id, wait: wait) }
+            let waited = later { () async throws(Problem) in try await response(id, wait: wait, for: caller) }
+            return try waiting(waited, if: wait > .zero, for: request, as: caller)
         case (.notFound, _):
             throw Problem.unknownPath(request.path)
         }
     }
 
     /// Runs `work` on a suspended connection, turning thrown problems into responses.
-    private func later(_ work: @escaping @Sendable () async throws(Problem) -> HTTPResponse) -> HTTPReply {
+    func later(_ work: @escaping @Sendable () async throws(Problem) -> HTTPResponse) -> HTTPReply {
         .deferred { .response(await Self.run(work)) }
     }
 

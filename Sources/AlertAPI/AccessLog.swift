@@ -6,14 +6,16 @@ struct AccessLog: Sendable {
     let sink: LogSink?
     let logRequests: Bool
 
-    /// Logs one answered request.
-    func request(id: String, method: String, route: String, status: Int, seconds: Double) {
+    /// Logs one answered request: its route template (never the id or query), and the name of the
+    /// token that made it (never the token).
+    func request(id: String, method: String, route: String, status: Int, caller: String?, seconds: Double) {
         guard logRequests, let sink else { return }
         var line = Self.begin("info", "request")
         line.key("requestId"); line.write(id)
         line.key("method"); line.write(method)
         line.key("route"); line.write(route)
         line.key("status"); line.write(status)
+        if let caller { line.key("caller"); line.write(caller) }
         line.key("durationMs"); line.write((seconds * 1_000_000).rounded() / 1000)
         line.endObject()
         sink.write(line)

@@ -9,11 +9,15 @@ public final class AlertdApp: Sendable {
     private let server: HTTPServer
     private let configuration: AlertdConfiguration
     private let sink: LogSink?
+    /// Held here, not by the relay: the store holds the relay and the sender holds the store.
+    private let webhooks: WebhookSender
 
     /// Starts serving at once.
-    /// - Parameter configuration: address, limits and retention.
-    /// - Throws: `HTTPServerError` when the address cannot be bound.
+    /// - Parameter configuration: address, limits, retention and tokens.
+    /// - Throws: `ConfigurationError` when it would serve open beyond loopback without `insecure`;
+    ///   `HTTPServerError` when the address cannot be bound.
     public init(configuration: AlertdConfiguration) throws {
+        try configuration.checkExposure()
         self.configuration = configuration
         // The webhook sender needs the store and the store needs the sender; the relay lets the store
         // have its observer before the server takes the first request.
@@ -24,10 +28,16 @@ public final class AlertdApp: Sendable {
         let log = AccessLog(sink: sink, logRequests: configuration.logRequests)
         let metrics = Metrics()
         let sender = WebhookSender(store: store, metrics: metrics, log: log)
-        relay.connect { sender.deliver($0) }
+        webhooks = sender
+        relay.connect { [weak sender] in sender?.deliver($0) }
         let handler = APIHandler(store: store, metrics: metrics, log: log, webhooks: configuration.webhooks,
-                                 keepAlive: configuration.eventKeepAlive)
+                                 keepAlive: configuration.eventKeepAlive, tokens: configuration.tokens,
+                                 waits: ClientWaits(limit: configuration.waitsPerClient))
         server = try HTTPServer(configuration: configuration.http, handler: handler)
+        if configuration.servesOpenBeyondLoopback {
+            log.event("warn", "serving without access tokens on a non-loopback address (--insecure)",
+                      ["host": configuration.http.host])
+        }
     }
 
     /// The bound port.

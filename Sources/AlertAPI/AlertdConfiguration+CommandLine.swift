@@ -1,3 +1,5 @@
+import Foundation
+
 /// What the command line asks `alertd` to do.
 public enum AlertdCommand: Sendable {
     case run(AlertdConfiguration)
@@ -12,15 +14,18 @@ public struct ConfigurationError: Error, Sendable, CustomStringConvertible {
 extension AlertdConfiguration {
     /// One setting: a flag, the environment variable that also sets it, and how to apply a value.
     private struct Option: Sendable {
-        let flag: String
+        /// The flag, or nil for a setting only the environment gives (a secret that `ps` must not show).
+        let flag: String?
         let environment: String
         let help: String
-        let apply: @Sendable (inout AlertdConfiguration, String) -> Bool
+        /// False for a switch: `--insecure` alone means on; its variable takes on/off.
+        var takesValue = true
+        let apply: @Sendable (inout AlertdConfiguration, String) throws(ConfigurationError) -> Bool
     }
 
     private static func integer(
         _ range: ClosedRange<Int>, _ set: @escaping @Sendable (inout AlertdConfiguration, Int) -> Void
-    ) -> @Sendable (inout AlertdConfiguration, String) -> Bool {
+    ) -> @Sendable (inout AlertdConfiguration, String) throws(ConfigurationError) -> Bool {
         { configuration, text in
             guard let value = Int(text), range.contains(value) else { return false }
             set(&configuration, value)
@@ -38,7 +43,7 @@ extension AlertdConfiguration {
         Option(flag: "--threads", environment: "ALERTD_THREADS", help: "HTTP worker threads (default 2)",
                apply: integer(1...64) { $0.http.threads = $1 }),
         Option(flag: "--connection-limit", environment: "ALERTD_CONNECTION_LIMIT",
-               help: "most simultaneous connections (default 10000)",
+               help: "most simultaneous connections (default 16384)",
                apply: integer(1...1_000_000) { $0.http.connectionLimit = $1 }),
         Option(flag: "--connection-memory", environment: "ALERTD_CONNECTION_MEMORY",
                help: "bytes of header/buffer memory per connection (default 16384)",
@@ -46,6 +51,24 @@ extension AlertdConfiguration {
         Option(flag: "--idle-timeout", environment: "ALERTD_IDLE_TIMEOUT",
                help: "seconds an idle keep-alive connection stays open (default 30)",
                apply: integer(1...3600) { $0.http.idleTimeout = $1 }),
+        Option(flag: "--client-connection-limit", environment: "ALERTD_CLIENT_CONNECTION_LIMIT",
+               help: "most simultaneous connections per client address, 0 for none (behind a proxy) (default 1024)",
+               apply: integer(0...1_000_000) { $0.http.perClientConnectionLimit = $1 }),
+        Option(flag: "--client-wait-limit", environment: "ALERTD_CLIENT_WAIT_LIMIT",
+               help: "most waiting requests per client (token, else address), then 429; 0 for none (default 512)",
+               apply: integer(0...1_000_000) { $0.waitsPerClient = $1 }),
+        Option(flag: "--header-timeout", environment: "ALERTD_HEADER_TIMEOUT",
+               help: "seconds a request head may take after its request line, then 408 (default 10)",
+               apply: integer(1...3600) { $0.http.headerTimeout = $1 }),
+        Option(flag: "--body-timeout", environment: "ALERTD_BODY_TIMEOUT",
+               help: "seconds a request body may take, then 408 (default 10)",
+               apply: integer(1...3600) { $0.http.bodyTimeout = $1 }),
+        Option(flag: "--max-url-bytes", environment: "ALERTD_MAX_URL_BYTES",
+               help: "longest request target (path and query), then 414 (default 8192)",
+               apply: integer(256...16 * 1024 * 1024) { $0.http.maxURLBytes = $1 }),
+        Option(flag: "--max-header-bytes", environment: "ALERTD_MAX_HEADER_BYTES",
+               help: "most bytes of header lines, then 431 (default 8192)",
+               apply: integer(256...16 * 1024 * 1024) { $0.http.maxHeaderBytes = $1 }),
         Option(flag: "--max-pending", environment: "ALERTD_MAX_PENDING",
                help: "pending alerts before POST answers 429 (default 100000)",
                apply: integer(1...100_000_000) { $0.store.maxPending = $1 }),
@@ -73,10 +96,39 @@ extension AlertdConfiguration {
             $0.logRequests = $1 == "on"
             return true
         },
+        Option(flag: "--tokens-file", environment: "ALERTD_TOKENS_FILE",
+               help: "file of bearer tokens, one name:role:token a line (default none: open, loopback only)") {
+            (configuration: inout AlertdConfiguration, path: String) throws(ConfigurationError) -> Bool in
+            try configuration.addTokens(try readTokens(path), source: path)
+            return true
+        },
+        Option(flag: nil, environment: "ALERTD_TOKENS",
+               help: "bearer tokens, name:role:token separated by commas (environment only)") {
+            (configuration: inout AlertdConfiguration, text: String) throws(ConfigurationError) -> Bool in
+            try configuration.addTokens(text, source: "ALERTD_TOKENS")
+            return true
+        },
+        Option(flag: "--insecure", environment: "ALERTD_INSECURE",
+               help: "allow serving without tokens on a non-loopback address", takesValue: false) {
+            guard $1 == "on" || $1 == "off" else { return false }
+            $0.insecure = $1 == "on"
+            return true
+        },
         Option(flag: "--shutdown-grace", environment: "ALERTD_SHUTDOWN_GRACE",
                help: "seconds shutdown waits for in-flight requests (default 10)",
                apply: integer(0...3600) { $0.shutdownGrace = .seconds($1) }),
     ]
+
+    /// The contents of a tokens file.
+    private static func readTokens(_ path: String) throws(ConfigurationError) -> String {
+        guard let data = FileManager.default.contents(atPath: path), let text = String(data: data, encoding: .utf8)
+        else { throw ConfigurationError(description: "cannot read the tokens file '\(path)'") }
+        return text
+    }
+
+    private mutating func addTokens(_ text: String, source: String) throws(ConfigurationError) {
+        tokens = try tokens.merged(with: AccessTokens(parsing: text, source: source))
+    }
 
     /// The usage text of `alertd --help`.
     public static var usage: String {
@@ -88,12 +140,16 @@ extension AlertdConfiguration {
             options (each also settable by the environment variable shown):
 
             """
-        for option in options {
-            let flag = "\(option.flag) VALUE".padding(toLength: 24, withPad: " ", startingAt: 0)
-            let environment = option.environment.padding(toLength: 26, withPad: " ", startingAt: 0)
+        let names = options.map { option in option.flag.map { option.takesValue ? "\($0) VALUE" : $0 } ?? "" }
+        let flagWidth = (names.map(\.count).max() ?? 0) + 2
+        let environmentWidth = (options.map(\.environment.count).max() ?? 0) + 2
+        for (option, name) in zip(options, names) {
+            let flag = name.padding(toLength: flagWidth, withPad: " ", startingAt: 0)
+            let environment = option.environment.padding(toLength: environmentWidth, withPad: " ", startingAt: 0)
             text += "  \(flag)\(environment)\(option.help)\n"
         }
-        text += "  -h, --help                                        show this help\n"
+        text += "  " + "-h, --help".padding(toLength: flagWidth + environmentWidth, withPad: " ", startingAt: 0)
+        text += "show this help\n"
         return text
     }
 
@@ -107,24 +163,33 @@ extension AlertdConfiguration {
     ) throws(ConfigurationError) -> AlertdCommand {
         var configuration = AlertdConfiguration()
         for option in options {
-            if let value = environment[option.environment], !option.apply(&configuration, value) {
-                throw ConfigurationError(description: "\(option.environment)='\(value)' is not valid: \(option.help)")
+            if let value = environment[option.environment], !(try option.apply(&configuration, value)) {
+                let shown = option.flag == nil ? "" : "='\(value)'"
+                throw ConfigurationError(description: "\(option.environment)\(shown) is not valid: \(option.help)")
             }
         }
         var remaining = arguments[...]
         while let argument = remaining.popFirst() {
             if argument == "-h" || argument == "--help" { return .help(usage) }
             let parts = argument.split(separator: "=", maxSplits: 1).map(String.init)
-            guard let option = options.first(where: { $0.flag == parts[0] }) else {
+            guard let option = options.first(where: { $0.flag != nil && $0.flag == parts[0] }),
+                  let flag = option.flag else {
                 throw ConfigurationError(description: "unknown option '\(argument)'; see alertd --help")
             }
-            guard let value = parts.count == 2 ? parts[1] : remaining.popFirst() else {
-                throw ConfigurationError(description: "\(option.flag) needs a value: \(option.help)")
+            let value: String
+            if !option.takesValue {
+                guard parts.count == 1 else { throw ConfigurationError(description: "\(flag) takes no value") }
+                value = "on"
+            } else if let given = parts.count == 2 ? parts[1] : remaining.popFirst() {
+                value = given
+            } else {
+                throw ConfigurationError(description: "\(flag) needs a value: \(option.help)")
             }
-            guard option.apply(&configuration, value) else {
-                throw ConfigurationError(description: "\(option.flag) \(value) is not valid: \(option.help)")
+            guard try option.apply(&configuration, value) else {
+                throw ConfigurationError(description: "\(flag) \(value) is not valid: \(option.help)")
             }
         }
+        try configuration.checkExposure()
         return .run(configuration)
     }
 }

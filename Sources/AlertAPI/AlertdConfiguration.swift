@@ -11,12 +11,18 @@ public struct AlertdConfiguration: Sendable {
     public var shutdownGrace: Duration = .seconds(10)
     /// How often an idle event stream sends a keep-alive comment.
     public var eventKeepAlive: Duration = .seconds(15)
+    /// Most waiting requests (long-polls, event streams) one client address may hold; 0: no limit.
+    public var waitsPerClient = 512
     /// Which callback URLs producers may give.
     public var webhooks = WebhookPolicy.loopback
     /// Whether each request is logged (as JSON, on standard error).
     public var logRequests = true
     /// Where structured logs go: a file descriptor, or nil for none (tests).
     public var logDescriptor: Int32? = 2
+    /// The bearer tokens and their roles; none means every request may do everything.
+    public var tokens = AccessTokens()
+    /// Whether to serve without tokens on a non-loopback address anyway.
+    public var insecure = false
 
     /// The defaults: 127.0.0.1:8080 and the limits in `docs/DESIGN.md`.
     public init() {}

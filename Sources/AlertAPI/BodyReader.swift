@@ -85,8 +85,18 @@ struct BodyReader {
         pointer.isEmpty ? "the body" : String(pointer.split(separator: "/").last.map { "'\($0)'" } ?? "the body")
     }
 
-    /// RFC 6901 escaping of one reference token.
+    /// RFC 6901 escaping of one reference token, code point by code point: `~` and `/` followed by a combining
+    /// mark are one Character, which a Character-wise replacement passes over (found by `make fuzz`).
     static func escape(_ token: String) -> String {
-        token.replacingOccurrences(of: "~", with: "~0").replacingOccurrences(of: "/", with: "~1")
+        guard token.utf8.contains(where: { $0 == UInt8(ascii: "~") || $0 == UInt8(ascii: "/") }) else { return token }
+        var escaped = String.UnicodeScalarView()
+        for scalar in token.unicodeScalars {
+            switch scalar {
+            case "~": escaped.append(contentsOf: "~0".unicodeScalars)
+            case "/": escaped.append(contentsOf: "~1".unicodeScalars)
+            default: escaped.append(scalar)
+            }
+        }
+        return String(escaped)
     }
 }

@@ -43,12 +43,14 @@ public enum JSONValue: Sendable, Equatable {
         if case .bool(let value) = self { value } else { nil }
     }
 
-    /// The integer, if this is `.integer`, or a `.number` with an integral value that fits `Int64`
-    /// (`2.0` gives 2; `2.5` and `1e19` give `nil`).
+    /// The integer, if this is `.integer`, or a `.number` with an integral value below 2^63 in magnitude
+    /// (`2.0` gives 2; `2.5` and `1e19` give `nil`). -2^63 itself is refused as a `.number`: integer
+    /// literals beyond `Int64` round to it as a `Double` (`-9223372036854775809`), and `Int64.min`
+    /// written as an integer is an `.integer`.
     public var int64Value: Int64? {
         switch self {
         case .integer(let value): value
-        case .number(let value): Int64(exactly: value)
+        case .number(let value): value.magnitude < 0x1p63 ? Int64(exactly: value) : nil
         default: nil
         }
     }

@@ -14,6 +14,8 @@ extension JSONWriter {
         key("style"); write(alert.style.rawValue)
         key("tag"); write(alert.tag)
         key("presenter"); write(alert.presenter)
+        key("owner")
+        if let owner = alert.owner { write(owner) } else { writeNull() }
         key("animated"); write(alert.animated)
         key("buttons")
         beginArray()

@@ -1,14 +1,14 @@
 import Foundation
-import Synchronization
+import Locking
 
 /// Where structured log lines go: one JSON object a line, buffered in memory and written in
 /// batches every 200 ms by a thread of its own, so logging costs a request no system call and a
 /// slow log reader never blocks a request thread.
 final class LogSink: Sendable {
-    private let buffer = Mutex<[UInt8]>([])
+    private let buffer = Lock<[UInt8]>([])
     private let descriptor: Int32
-    private let flushing = Mutex(())
-    private let stopped = Mutex(false)
+    private let flushing = Lock(())
+    private let stopped = Lock(false)
 
     /// - Parameter descriptor: the file descriptor to write to (2 for standard error).
     init(descriptor: Int32) {

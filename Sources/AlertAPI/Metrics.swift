@@ -1,5 +1,5 @@
 import AlertCore
-import Synchronization
+import Locking
 
 /// What the API counts for `GET /metrics`; the store's own counts are read when rendering.
 final class Metrics: Sendable {
@@ -18,7 +18,7 @@ final class Metrics: Sendable {
         var webhookDeliveries: [String: UInt64] = [:]
     }
 
-    private let state = Mutex(State())
+    private let state = Lock(State())
 
     /// Counts one answered request.
     func request(route: String, method: String, status: Int, seconds: Double) {

@@ -24,6 +24,8 @@ struct Problem: Error, Sendable {
     var errors: [Item] = []
     /// The Result that won, on 409.
     var result: AlertResult?
+    /// When set, the values of secure fields among them are written as `null` in `result`.
+    var secretFields: [AlertField]?
     var headers = HTTPHeaders()
 
     /// A plain HTTP error (404 for a path, 405, 413): `type` is `about:blank`.
@@ -91,7 +93,7 @@ struct Problem: Error, Sendable {
         }
         if let result {
             writer.key("result")
-            writer.write(result, fields: nil)
+            writer.write(result, fields: secretFields)
         }
         writer.endObject()
         var headers = headers

@@ -1,9 +1,9 @@
 import AlertCore
-import Synchronization
+import Locking
 
 /// Hands resolved alerts from the store to the webhook sender, which is made after the store.
 final class ResolutionRelay: Sendable {
-    private let target = Mutex<(@Sendable (Alert) -> Void)?>(nil)
+    private let target = Lock<(@Sendable (Alert) -> Void)?>(nil)
 
     /// Sets where alerts go.
     func connect(_ deliver: @escaping @Sendable (Alert) -> Void) {

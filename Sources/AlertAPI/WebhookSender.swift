@@ -1,6 +1,6 @@
 import AlertCore
 import Foundation
-import Synchronization
+import Locking
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -21,7 +21,7 @@ final class WebhookSender: Sendable {
     private let log: AccessLog
     private let schedule: Schedule
     /// Made on the first delivery: a URLSession costs start-up time most servers never need back.
-    private let session = Mutex<URLSession?>(nil)
+    private let session = Lock<URLSession?>(nil)
 
     init(store: AlertStore, metrics: Metrics, log: AccessLog, schedule: Schedule = Schedule()) {
         self.store = store

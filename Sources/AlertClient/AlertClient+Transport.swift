@@ -43,6 +43,7 @@ extension AlertClient {
         request.httpMethod = method
         request.timeoutInterval = requestTimeout + TimeInterval(wait)
         request.cachePolicy = .reloadIgnoringLocalCacheData
+        if let token { request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }
         for (name, value) in headers {
             request.setValue(value, forHTTPHeaderField: name)
         }

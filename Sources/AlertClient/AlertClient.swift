@@ -15,6 +15,8 @@ public final class AlertClient: Sendable {
     public let pollWait: Int
     /// The session requests go through.
     public let session: URLSession
+    /// The bearer token sent with every request, or `nil` for an alertd without tokens.
+    public let token: String?
     /// Time-out of a request that does not wait; a waiting request gets `wait` seconds more.
     let requestTimeout: TimeInterval
     /// Whether `session` was made here (and so is invalidated when the client goes away).
@@ -28,8 +30,13 @@ public final class AlertClient: Sendable {
     ///   - session: The session to use; by default one made by `makeSession()`, owned by this client.
     ///   - pollWait: Seconds each long-poll of `waitForResult` waits (clamped to 0...300). Default 60.
     ///   - requestTimeout: Seconds a request may take beyond its `wait`. Default 30.
-    public init(baseURL: URL, session: URLSession? = nil, pollWait: Int = 60, requestTimeout: TimeInterval = 30) {
+    ///   - token: The bearer token to send (`Authorization: Bearer <token>`); `nil` for none.
+    public init(
+        baseURL: URL, session: URLSession? = nil, pollWait: Int = 60, requestTimeout: TimeInterval = 30,
+        token: String? = nil
+    ) {
         self.baseURL = baseURL
+        self.token = token.flatMap { $0.isEmpty ? nil : $0 }
         self.session = session ?? Self.makeSession()
         ownsSession = session == nil
         self.pollWait = min(max(pollWait, 0), 300)
@@ -40,13 +47,23 @@ public final class AlertClient: Sendable {
         if ownsSession { session.finishTasksAndInvalidate() }
     }
 
-    /// A client for `ALERTD_URL` from the environment, or `http://127.0.0.1:8080` when it is unset or not a URL.
+    /// A client for `ALERTD_URL` from the environment, or `http://127.0.0.1:8080` when it is unset or not a URL,
+    /// with the token in `ALERTD_TOKEN`, else the first line of the file named by `ALERTD_TOKEN_FILE`.
     /// - Parameter environment: The environment to read; the process's by default.
     public static func fromEnvironment(
         _ environment: [String: String] = ProcessInfo.processInfo.environment
     ) -> AlertClient {
         let url = environment["ALERTD_URL"].flatMap(parseBaseURL) ?? defaultURL
-        return AlertClient(baseURL: url)
+        return AlertClient(baseURL: url, token: try? token(from: environment))
+    }
+
+    /// The token `ALERTD_TOKEN` gives, else the first line of the file `ALERTD_TOKEN_FILE` names, else `nil`.
+    /// - Throws: the file's read error when `ALERTD_TOKEN_FILE` names a file that cannot be read.
+    public static func token(from environment: [String: String]) throws -> String? {
+        if let token = environment["ALERTD_TOKEN"], !token.isEmpty { return token }
+        guard let path = environment["ALERTD_TOKEN_FILE"], !path.isEmpty else { return nil }
+        let text = try String(contentsOfFile: path, encoding: .utf8)
+        return text.split(whereSeparator: \.isNewline).first.map { $0.trimmingCharacters(in: .whitespaces) }
     }
 
     /// Parses a base URL given by a person: `http://host:port[/prefix]`, or `host:port` (http is assumed).

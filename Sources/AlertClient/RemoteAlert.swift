@@ -12,6 +12,8 @@ public struct RemoteAlert: Codable, Sendable, Equatable, Hashable, Identifiable 
     public var tag: Int64
     /// The screen or queue the alert is addressed to (`root` by default).
     public var presenter: String
+    /// The name of the token that created the alert; `nil` when alertd runs without tokens.
+    public var owner: String?
     /// Echoed back for clients that animate.
     public var animated: Bool
     /// Normalized buttons; with more than one, index 0 is the cancel button.
@@ -39,11 +41,11 @@ public struct RemoteAlert: Codable, Sendable, Equatable, Hashable, Identifiable 
     /// The style as an enum, `nil` for a style this client does not know.
     public var alertStyle: AlertStyle? { AlertStyle(rawValue: style) }
 
-    /// - Parameters: every member of the JSON object, in order.
+    /// - Parameters: every member of the JSON object, in order (`owner` last, as it came later).
     public init(
         id: String, title: String, message: String, style: String, tag: Int64, presenter: String, animated: Bool,
         buttons: [RemoteButton], fields: [RemoteField], state: String, result: RemoteResult?, createdAt: String,
-        expiresAt: String?
+        expiresAt: String?, owner: String? = nil
     ) {
         self.id = id
         self.title = title
@@ -51,6 +53,7 @@ public struct RemoteAlert: Codable, Sendable, Equatable, Hashable, Identifiable 
         self.style = style
         self.tag = tag
         self.presenter = presenter
+        self.owner = owner
         self.animated = animated
         self.buttons = buttons
         self.fields = fields
@@ -69,6 +72,7 @@ public struct RemoteAlert: Codable, Sendable, Equatable, Hashable, Identifiable 
         try container.encode(style, forKey: .style)
         try container.encode(tag, forKey: .tag)
         try container.encode(presenter, forKey: .presenter)
+        try container.encode(owner, forKey: .owner)
         try container.encode(animated, forKey: .animated)
         try container.encode(buttons, forKey: .buttons)
         try container.encode(fields, forKey: .fields)

@@ -2,7 +2,7 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import Synchronization
+import Locking
 
 /// Hands a data task from the request to the cancellation handler, whichever runs first.
 final class TaskSlot: Sendable {
@@ -12,12 +12,12 @@ final class TaskSlot: Sendable {
         case cancelled
     }
 
-    // URLSessionDataTask is thread-safe to cancel; the Mutex only orders install against cancel.
+    // URLSessionDataTask is thread-safe to cancel; the lock only orders install against cancel.
     private struct Box: @unchecked Sendable {
         var state: State = .empty
     }
 
-    private let box = Mutex(Box())
+    private let box = Lock(Box())
 
     /// Stores `task`; `false` when the Task was already cancelled (then `task` must not be resumed).
     func install(_ task: URLSessionDataTask) -> Bool {

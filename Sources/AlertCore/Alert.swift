@@ -30,6 +30,8 @@ public struct Alert: Sendable, Equatable {
     public var expiresAt: Date?
     /// Where the result is POSTed when the alert resolves, and how that is going; `nil` without a callback.
     public var delivery: WebhookDelivery?
+    /// Who created it (the name of the producer's credential), or `nil` when it was created anonymously.
+    public var owner: String?
 
     /// Creates an alert as it is, without applying any rule (the store applies them in `create`).
     ///
@@ -48,6 +50,7 @@ public struct Alert: Sendable, Equatable {
     ///   - createdAt: When it was created.
     ///   - expiresAt: When it expires, or `nil`.
     ///   - delivery: The callback delivery, or `nil` without a callback.
+    ///   - owner: Who created it, or `nil` for nobody in particular.
     public init(
         id: AlertID,
         sequence: UInt64,
@@ -62,7 +65,8 @@ public struct Alert: Sendable, Equatable {
         result: AlertResult? = nil,
         createdAt: Date,
         expiresAt: Date? = nil,
-        delivery: WebhookDelivery? = nil
+        delivery: WebhookDelivery? = nil,
+        owner: String? = nil
     ) {
         self.id = id
         self.sequence = sequence
@@ -78,6 +82,7 @@ public struct Alert: Sendable, Equatable {
         self.createdAt = createdAt
         self.expiresAt = expiresAt
         self.delivery = delivery
+        self.owner = owner
     }
 
     /// `pending` until the alert has a result, then `resolved`.

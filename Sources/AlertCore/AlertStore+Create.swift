@@ -5,10 +5,11 @@ extension AlertStore {
     ///
     /// - Parameters:
     ///   - draft: The alert as the producer asked for it.
+    ///   - owner: Who creates it (listed and filtered by it), or `nil` for nobody in particular.
     /// - Returns: The alert with normalized buttons and fields, `createdAt` now and `expiresAt` now + timeout.
     /// - Throws: `AlertStoreError` `invalid` listing every broken rule, or `tooManyPending` when `maxPending`
     ///   alerts are pending.
-    public func create(_ draft: AlertDraft) throws(AlertStoreError) -> Alert {
+    public func create(_ draft: AlertDraft, owner: String? = nil) throws(AlertStoreError) -> Alert {
         let normalized = try draft.normalized(limits: configuration.limits)
         guard pendingQueue.count < configuration.maxPending else {
             throw .tooManyPending(limit: configuration.maxPending)
@@ -31,11 +32,13 @@ extension AlertStore {
             fields: normalized.fields,
             createdAt: now,
             expiresAt: draft.timeout.map { now.addingTimeInterval($0) },
-            delivery: draft.callback.map(WebhookDelivery.init(url:))
+            delivery: draft.callback.map(WebhookDelivery.init(url:)),
+            owner: owner
         )
         records.store(alert)
         pendingQueue.append(sequence)
-        presenterQueues[draft.presenter, default: ArrivalQueue()].append(sequence)
+        keyedQueues[.presenter(draft.presenter), default: ArrivalQueue()].append(sequence)
+        if let owner { keyedQueues[.owner(owner), default: ArrivalQueue()].append(sequence) }
         if let timeout = draft.timeout {
             schedule(Deadline(instant: .now + .seconds(timeout), kind: .expiry(sequence)))
         }

@@ -6,11 +6,13 @@ extension AlertStore {
     ///   - limit: The most events returned.
     ///   - kinds: Only these kinds (all when empty).
     ///   - presenter: Only alerts addressed to this presenter (all when `nil`).
+    ///   - owner: Only alerts created by this owner (everyone's when `nil`).
     /// - Returns: The events, and the change index they were read at.
     /// - Throws: `AlertStoreError` `historyGone` when events after `cursor` were already dropped, or when
     ///   `cursor` is ahead of the store (a cursor from before a restart): the caller must re-list.
     public func events(
-        after cursor: UInt64, limit: Int = 1000, kinds: Set<AlertEvent.Kind> = [], presenter: String? = nil
+        after cursor: UInt64, limit: Int = 1000, kinds: Set<AlertEvent.Kind> = [], presenter: String? = nil,
+        owner: String? = nil
     ) throws(AlertStoreError) -> (events: [AlertEvent], index: UInt64) {
         if cursor > changeIndex {
             throw .historyGone(cursor: cursor, oldest: eventLog.oldestIndex, current: changeIndex)
@@ -20,6 +22,7 @@ extension AlertStore {
         }
         let events = eventLog.events(after: cursor, limit: limit) { event in
             (kinds.isEmpty || kinds.contains(event.kind)) && (presenter == nil || event.alert.presenter == presenter)
+                && (owner == nil || event.alert.owner == owner)
         }
         return (events, changeIndex)
     }

@@ -10,29 +10,39 @@ extension AlertStore {
     public func list(_ query: ListQuery) -> AlertPage {
         guard query.limit > 0 else { return AlertPage(alerts: [], index: changeIndex) }
         let sequences: [UInt64] = switch query.state {
-        case .pending: Array(pendingSequences(presenter: query.presenter).prefix(query.limit))
-        case .resolved: Array(resolvedSequences(presenter: query.presenter).prefix(query.limit))
-        case .all:
-            Self.merge(
-                pendingSequences(presenter: query.presenter),
-                resolvedSequences(presenter: query.presenter),
-                limit: query.limit
-            )
+        case .pending: Array(pendingSequences(query).prefix(query.limit))
+        case .resolved: Array(resolvedSequences(query).prefix(query.limit))
+        case .all: Self.merge(pendingSequences(query), resolvedSequences(query), limit: query.limit)
         }
         return AlertPage(alerts: records.alerts(sequences), index: changeIndex)
     }
 
-    /// Pending sequence numbers, ascending, for one presenter or all.
-    private func pendingSequences(presenter: String?) -> LazyFilterSequence<ArraySlice<UInt64>> {
-        guard let presenter else { return pendingQueue.live }
-        return (presenterQueues[presenter] ?? ArrivalQueue()).live
+    /// Pending sequence numbers, ascending, that match the query's presenter and owner.
+    ///
+    /// Each filter alone walks its own queue; both walk the owner's queue and check the presenter.
+    private func pendingSequences(_ query: ListQuery) -> LazyFilterSequence<ArraySlice<UInt64>> {
+        switch (query.presenter, query.owner) {
+        case (nil, nil):
+            return pendingQueue.live
+        case (let presenter?, nil):
+            return (keyedQueues[.presenter(presenter)] ?? ArrivalQueue()).live
+        case (let presenter, let owner?):
+            let live = (keyedQueues[.owner(owner)] ?? ArrivalQueue()).live
+            guard let presenter else { return live }
+            let records = records
+            return live.filter { records[$0]?.presenter == presenter }
+        }
     }
 
-    /// Kept resolved sequence numbers, ascending, for one presenter or all.
-    private func resolvedSequences(presenter: String?) -> LazyFilterSequence<[UInt64]> {
+    /// Kept resolved sequence numbers, ascending, that match the query's presenter and owner.
+    private func resolvedSequences(_ query: ListQuery) -> LazyFilterSequence<[UInt64]> {
         let records = records
+        let presenter = query.presenter
+        let owner = query.owner
         return resolvedIndex.bySequence.lazy.filter { sequence in
-            presenter == nil || records[sequence]?.presenter == presenter
+            guard presenter != nil || owner != nil else { return true }
+            guard let alert = records[sequence] else { return false }
+            return (presenter == nil || alert.presenter == presenter) && (owner == nil || alert.owner == owner)
         }
     }
 

@@ -31,10 +31,8 @@ extension AlertStore {
         alert.result = result
         records.store(alert)
         pendingQueue.remove(sequence)
-        presenterQueues[alert.presenter]?.remove(sequence)
-        if presenterQueues[alert.presenter]?.isEmpty == true {
-            presenterQueues[alert.presenter] = nil
-        }
+        removeKeyed(sequence, .presenter(alert.presenter))
+        if let owner = alert.owner { removeKeyed(sequence, .owner(owner)) }
         if alert.expiresAt != nil && resolution != .expired {
             noteStaleDeadline()
         }
@@ -54,6 +52,12 @@ extension AlertStore {
         }
         scheduleRetention()
         return result
+    }
+
+    /// Takes a pending alert out of one keyed queue, dropping the queue once it is empty.
+    private func removeKeyed(_ sequence: UInt64, _ key: PendingKey) {
+        keyedQueues[key]?.remove(sequence)
+        if keyedQueues[key]?.isEmpty == true { keyedQueues[key] = nil }
     }
 
     /// Forgets the resolved alert resolved longest ago.

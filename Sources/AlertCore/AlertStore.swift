@@ -1,7 +1,7 @@
 /// Holds every alert, applies the rules, and wakes whoever waits for an answer or a change.
 ///
 /// All state lives in this actor, so exactly one of any concurrent answers, dismissals and expiries wins.
-/// Pending alerts are indexed by arrival, globally and per presenter, so listing them costs O(limit).
+/// Pending alerts are indexed by arrival, globally, per presenter and per owner, so listing them costs O(limit).
 /// Every deadline (alert expiry, waiter time-out, retention) sits in one min-heap served by one timer task.
 ///
 /// ```swift
@@ -12,6 +12,8 @@
 public actor AlertStore {
     /// The limits and retention this store was created with.
     public nonisolated let configuration: Configuration
+    /// Runs the store's jobs, and inline work (`now(_:)`).
+    nonisolated let executor = StoreExecutor()
 
     // Alerts.
     /// Every kept alert, by sequence number and by id; readable without the actor.
@@ -20,8 +22,8 @@ public actor AlertStore {
     var nextSequence: UInt64 = 1
     /// Pending alerts in arrival order.
     var pendingQueue = ArrivalQueue()
-    /// Pending alerts in arrival order per presenter; a presenter with none has no entry.
-    var presenterQueues: [String: ArrivalQueue] = [:]
+    /// Pending alerts in arrival order per presenter and per owner; a key with none has no entry.
+    var keyedQueues: [PendingKey: ArrivalQueue] = [:]
     /// Resolved alerts still kept.
     var resolvedIndex = ResolvedIndex()
     /// The change index: bumped by every create and resolution.
@@ -33,10 +35,10 @@ public actor AlertStore {
     var resolutionCounts: [Resolution: UInt64] = [:]
 
     // Idempotency.
-    /// Idempotency keys in use, with the draft they created and the alert's sequence number.
-    var idempotencyKeys: [String: (draft: AlertDraft, sequence: UInt64)] = [:]
+    /// Idempotency keys in use, each within its owner, with the draft they created and the alert's sequence number.
+    var idempotencyKeys: [IdempotencyScope: (draft: AlertDraft, sequence: UInt64)] = [:]
     /// The key that created an alert, by its sequence number, so retention can drop the key with it.
-    var keysBySequence: [UInt64: String] = [:]
+    var keysBySequence: [UInt64: IdempotencyScope] = [:]
     /// Told about every resolved alert that has a callback URL, to deliver its result.
     let resolutionObserver: (@Sendable (Alert) -> Void)?
 

@@ -1,4 +1,4 @@
-import Synchronization
+import Locking
 
 /// Every kept alert, by sequence number and by id, behind a mutex.
 ///
@@ -22,7 +22,7 @@ final class AlertTable: Sendable {
         }
     }
 
-    private let storage = Mutex(Storage())
+    private let storage = Lock(Storage())
 
     /// The alert with this sequence number.
     subscript(sequence: UInt64) -> Alert? {

@@ -14,6 +14,8 @@ public struct ListQuery: Sendable, Equatable {
     public var state: StateFilter
     /// Only alerts addressed to this presenter, or all presenters when `nil`.
     public var presenter: String?
+    /// Only alerts created by this owner, or everyone's when `nil`.
+    public var owner: String?
     /// At most this many alerts; the store honours any value (zero or less gives none).
     public var limit: Int
 
@@ -22,10 +24,12 @@ public struct ListQuery: Sendable, Equatable {
     /// - Parameters:
     ///   - state: Which alerts by state.
     ///   - presenter: Only alerts addressed to this presenter; `nil` for all.
+    ///   - owner: Only alerts created by this owner; `nil` for everyone's.
     ///   - limit: At most this many alerts.
-    public init(state: StateFilter = .pending, presenter: String? = nil, limit: Int = 100) {
+    public init(state: StateFilter = .pending, presenter: String? = nil, owner: String? = nil, limit: Int = 100) {
         self.state = state
         self.presenter = presenter
+        self.owner = owner
         self.limit = limit
     }
 }

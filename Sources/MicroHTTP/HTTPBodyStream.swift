@@ -1,5 +1,5 @@
 import CMicroHTTPD
-import Synchronization
+import Locking
 
 /// The writing end of a response body sent as it is produced (chunked), such as a
 /// Server-Sent Events stream. While nothing is buffered the connection is suspended, so an
@@ -29,17 +29,31 @@ public final class HTTPBodyStream: @unchecked Sendable {
         var pending: Int { buffer.count - sent }
     }
 
-    private let state = Mutex(State())
+    private let state = Lock(State())
     private let connection: OpaquePointer
     /// Most bytes buffered for a client before writes answer `.full`.
     public let limit: Int
 
     private let onClose: @Sendable (HTTPBodyStream) -> Void
+    /// The connection's socket, for noticing a client that hangs up while the stream is idle.
+    let fd: Int32
+    /// The task writing the body; cancelled once the stream is closed, so a producer waiting
+    /// for something to write learns at once that nobody reads any more.
+    let producer = Lock<Task<Void, Never>?>(nil)
 
     init(connection: OpaquePointer, limit: Int, onClose: @escaping @Sendable (HTTPBodyStream) -> Void) {
         self.connection = connection
         self.limit = limit
         self.onClose = onClose
+        fd = CMicroHTTPD_connection_fd(connection)
+    }
+
+    /// Calls `test` with the socket while the connection is suspended (nothing buffered), under
+    /// the mutex: the socket stays open meanwhile, since libmicrohttpd never closes a suspended
+    /// connection and a write resumes it only after taking the mutex.
+    /// - Returns: what `test` said, or false when the connection is not suspended.
+    func whileSuspended(_ test: (Int32) -> Bool) -> Bool {
+        state.withLock { state in state.suspended && !state.closed && !state.finished && test(fd) }
     }
 
     /// Buffers `bytes` for sending.
@@ -108,5 +122,6 @@ public final class HTTPBodyStream: @unchecked Sendable {
     func markClosed() {
         state.withLock { $0.closed = true }
         onClose(self)
+        producer.withLock { $0 }?.cancel()
     }
 }

@@ -17,6 +17,12 @@ public enum HTTPTransportFailure: Sendable, Equatable {
     case bodyTooLarge(limit: Int)
     /// The server is stopping and a suspended request could not be answered in time.
     case shuttingDown
+    /// The request target (path and query) exceeded the configured limit (in bytes).
+    case uriTooLong(limit: Int)
+    /// The header lines exceeded the configured limit (in bytes).
+    case headersTooLarge(limit: Int)
+    /// The request head or body did not arrive within its deadline (in seconds).
+    case requestTimeout(seconds: Int)
 }
 
 /// The application side of an `HTTPServer`. Called on libmicrohttpd's threads:
@@ -36,6 +42,9 @@ extension HTTPHandler {
         switch failure {
         case .bodyTooLarge(let limit): .text(413, "request body larger than \(limit) bytes\n")
         case .shuttingDown: .text(503, "shutting down\n")
+        case .uriTooLong(let limit): .text(414, "request target longer than \(limit) bytes\n")
+        case .headersTooLarge(let limit): .text(431, "request headers larger than \(limit) bytes\n")
+        case .requestTimeout(let seconds): .text(408, "request not received within \(seconds) s\n")
         }
     }
 }

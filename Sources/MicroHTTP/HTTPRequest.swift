@@ -18,11 +18,15 @@ public struct HTTPRequest: Sendable {
     public var headers: HTTPHeaders
     /// The body bytes (at most the server's body limit).
     public var body: [UInt8]
+    /// The client's IP address as text (`127.0.0.1`, `::1`); nil when unknown.
+    public var clientAddress: String?
 
     /// Creates a request; the server builds these, tests may too.
     public init(
-        method: String, path: String, query: [QueryItem] = [], headers: HTTPHeaders = HTTPHeaders(), body: [UInt8] = []
+        method: String, path: String, query: [QueryItem] = [], headers: HTTPHeaders = HTTPHeaders(), body: [UInt8] = [],
+        clientAddress: String? = nil
     ) {
+        self.clientAddress = clientAddress
         self.method = method
         self.path = path
         self.query = query

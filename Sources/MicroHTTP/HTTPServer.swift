@@ -1,5 +1,5 @@
 import CMicroHTTPD
-import Synchronization
+import Locking
 
 #if canImport(Glibc)
 import Glibc
@@ -23,17 +23,19 @@ public final class HTTPServer: Sendable {
     /// `@unchecked Sendable` invariant: the pointer is set once in `init` and only handed to
     /// libmicrohttpd functions that are safe from any thread (`MHD_get_daemon_info`,
     /// `MHD_quiesce_daemon`, `MHD_stop_daemon`); `lifecycle` makes the last two run once each.
-    private struct Daemon: @unchecked Sendable {
+    struct Daemon: @unchecked Sendable {
         let pointer: OpaquePointer
     }
 
-    private enum Lifecycle {
+    enum Lifecycle {
         case running, draining, stopped
     }
 
-    private let core: ServerCore
-    private let daemon: Daemon
-    private let lifecycle = Mutex(Lifecycle.running)
+    let core: ServerCore
+    let daemon: Daemon
+    let lifecycle = Lock(Lifecycle.running)
+    /// Runs `ServerCore.watch` twice a second until the server stops.
+    let watchdog: Task<Void, Never>
 
     /// The TCP port the server is bound to (the real one when configured with port 0).
     public let port: Int
@@ -51,8 +53,7 @@ public final class HTTPServer: Sendable {
         guard var address = SocketAddress(host: configuration.host, port: configuration.port) else {
             throw HTTPServerError.badAddress(configuration.host)
         }
-        core = ServerCore(handler: handler, maxBodySize: configuration.maxBodySize,
-                          streamBufferLimit: configuration.streamBufferLimit)
+        core = ServerCore(handler: handler, configuration: configuration)
         host = configuration.host
         let connectionLimit = HTTPServer.fitToFileLimit(configuration.connectionLimit)
         self.connectionLimit = connectionLimit
@@ -70,6 +71,8 @@ public final class HTTPServer: Sendable {
                 MHD_OptionItem(option: .CONNECTION_TIMEOUT, value: configuration.idleTimeout, ptr_value: nil),
                 MHD_OptionItem(option: .LISTEN_BACKLOG_SIZE,
                                value: configuration.listenBacklog, ptr_value: nil),
+                MHD_OptionItem(option: .PER_IP_CONNECTION_LIMIT,
+                               value: max(0, configuration.perClientConnectionLimit), ptr_value: nil),
             ]
             if configuration.threads > 1 {
                 options.append(MHD_OptionItem(option: .THREAD_POOL_SIZE,
@@ -77,16 +80,28 @@ public final class HTTPServer: Sendable {
             }
             options.append(MHD_OptionItem(option: .END, value: 0, ptr_value: nil))
             return CMicroHTTPD_start_daemon(flags, UInt16(clamping: configuration.port), MHDCallbacks.access,
-                                            context, MHDCallbacks.completed, context, &options)
+                                            context, MHDCallbacks.completed, MHDCallbacks.connection,
+                                            MHDCallbacks.requestLine, context, &options)
         }
         guard let pointer else {
             throw HTTPServerError.startFailed(host: configuration.host, port: configuration.port, errno: errno)
         }
         daemon = Daemon(pointer: pointer)
         port = Int(CMicroHTTPD_bound_port(pointer))
+        watchdog = Task { [core] in
+            while true {
+                do {
+                    try await Task.sleep(for: .milliseconds(500))
+                } catch {
+                    break  // cancelled: the server stops
+                }
+                core.watch()
+            }
+        }
     }
 
     deinit {
+        watchdog.cancel()
         if lifecycle.withLock({ $0 }) != .stopped {
             endSuspendedWork()
             MHD_stop_daemon(daemon.pointer)
@@ -108,65 +123,6 @@ public final class HTTPServer: Sendable {
     /// Streamed responses still open.
     public var openStreams: Int {
         core.state.withLock { $0.streams.count }
-    }
-
-    /// Stops accepting connections; requests already received are still answered, each
-    /// with `Connection: close`. Idempotent.
-    public func beginDraining() {
-        let first = lifecycle.withLock { state -> Bool in
-            guard state == .running else { return false }
-            state = .draining
-            return true
-        }
-        guard first else { return }
-        core.state.withLock { $0.draining = true }
-        let listener = MHD_quiesce_daemon(daemon.pointer)
-        if listener >= 0 { close(listener) }
-    }
-
-    /// Graceful stop: stops accepting, waits up to `grace` for deferred work to answer and
-    /// for every started request to finish, answers what is still suspended with the
-    /// handler's `shuttingDown` response, then stops libmicrohttpd. Idempotent.
-    /// - Parameter grace: the most time given to in-flight requests.
-    public func shutdown(grace: Duration = .seconds(10)) async {
-        beginDraining()
-        let deadline = ContinuousClock.now.advanced(by: grace)
-        await waitUntil(deadline) { $0.suspended.isEmpty && $0.streams.isEmpty && $0.inFlight == 0 }
-        endSuspendedWork()
-        await waitUntil(ContinuousClock.now.advanced(by: .seconds(2))) {
-            $0.suspended.isEmpty && $0.streams.isEmpty && $0.inFlight == 0
-        }
-        let first = lifecycle.withLock { state -> Bool in
-            guard state != .stopped else { return false }
-            state = .stopped
-            return true
-        }
-        if first { MHD_stop_daemon(daemon.pointer) }
-    }
-
-    /// Lets nothing suspend any more, answers every suspended request with the handler's
-    /// `shuttingDown` response and ends every stream: `MHD_stop_daemon` aborts the process
-    /// while any connection is suspended.
-    private func endSuspendedWork() {
-        core.state.withLock { $0.stopping = true }
-        forceAnswerSuspended()
-        core.finishStreams()
-    }
-
-    /// Resumes every suspended connection with the handler's `shuttingDown` response.
-    private func forceAnswerSuspended() {
-        let left = core.state.withLock { state in
-            defer { state.suspended.removeAll() }
-            return Array(state.suspended.values)
-        }
-        let response = core.handler.response(for: .shuttingDown)
-        for request in left { request.resume(with: .response(response)) }
-    }
-
-    private func waitUntil(_ deadline: ContinuousClock.Instant, _ done: (ServerCore.State) -> Bool) async {
-        while !core.state.withLock({ done($0) }), ContinuousClock.now < deadline {
-            try? await Task.sleep(for: .milliseconds(5))
-        }
     }
 
     /// Raises the soft file limit to the hard one and keeps the connection limit below it,

@@ -8,11 +8,27 @@ public struct HTTPServerConfiguration: Sendable {
     public var threads: Int = 2
     /// Most simultaneous connections. libmicrohttpd's own default (1,020) silently stalls
     /// clients beyond it; `HTTPServer` also lowers this to fit `RLIMIT_NOFILE`.
-    public var connectionLimit: Int = 10_000
+    public var connectionLimit: Int = 16_384
+    /// Most simultaneous connections from one client address (0: no limit). Connections beyond
+    /// it are closed as soon as they are accepted, so one client cannot take every slot.
+    public var perClientConnectionLimit: Int = 1024
     /// Memory libmicrohttpd may use per connection for headers and buffers, in bytes.
     public var connectionMemory: Int = 16 * 1024
     /// Seconds an idle connection is kept open (suspended connections are not idle).
     public var idleTimeout: Int = 30
+    /// Seconds a request head may take once its request line is in; then the connection is
+    /// answered 408 and closed. libmicrohttpd's idle timeout restarts with every byte, so it
+    /// alone would let a client trickle a head forever. Before the request line, the limit is
+    /// `idleTimeout` plus this, counted from when the connection went idle.
+    public var headerTimeout: Int = 10
+    /// Seconds a request body may take once the head is in; then the handler's 408, and close.
+    public var bodyTimeout: Int = 10
+    /// Largest request target (path and query) the handler sees; longer ones get the handler's
+    /// 414. Targets longer than `connectionMemory` allows get libmicrohttpd's own 414 page.
+    public var maxURLBytes: Int = 8 * 1024
+    /// Largest total of header lines the handler sees; more gets the handler's 431. Heads larger
+    /// than `connectionMemory` allows get libmicrohttpd's own 431 page.
+    public var maxHeaderBytes: Int = 8 * 1024
     /// Largest request body accepted; larger ones get the handler's 413.
     public var maxBodySize: Int = 64 * 1024
     /// Bytes a streamed response may buffer for a slow client before writes answer `.full`.

@@ -20,12 +20,41 @@ enum MHDCallbacks {
 
     /// `MHD_RequestCompletedCallback`: the request is over (answered, or the client left);
     /// releases the context retained on the first access call.
-    static let completed: MHD_RequestCompletedCallback = { cls, _, context, _ in
-        guard let cls, let context, let raw = context.pointee else { return }
+    static let completed: MHD_RequestCompletedCallback = { cls, connection, context, _ in
+        guard let cls else { return }
+        let core = Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue()
+        if let connection, let id = CMicroHTTPD_socket_context(connection) {
+            core.tracker.requestCompleted(Int(bitPattern: id))
+        }
+        guard let context, let raw = context.pointee else { return }
         context.pointee = nil
         Unmanaged<ConnectionContext>.fromOpaque(raw).release()
-        Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue().requestCompleted()
+        core.requestCompleted()
     }
+
+    /// `MHD_NotifyConnectionCallback`: registers each connection with the tracker when it is
+    /// accepted (its id goes in the socket context) and drops it when it closes.
+    static let connection: MHD_NotifyConnectionCallback = { cls, connection, socketContext, code in
+        guard let cls, let connection, let socketContext else { return }
+        let tracker = Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue().tracker
+        if code.rawValue == 0 {  // MHD_CONNECTION_NOTIFY_STARTED
+            let client = CMicroHTTPD_client_address(connection).flatMap(SocketAddress.text(of:))
+            let id = tracker.opened(fd: CMicroHTTPD_connection_fd(connection), client: client)
+            socketContext.pointee = UnsafeMutableRawPointer(bitPattern: id)
+        } else if let raw = socketContext.pointee {
+            tracker.closed(Int(bitPattern: raw))
+            socketContext.pointee = nil
+        }
+    }
+
+    /// The URI log callback: the request line is in, so the head's deadline starts. Returns nil,
+    /// which keeps `*con_cls` nil for the access handler's first call.
+    static let requestLine: @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<CChar>?, OpaquePointer?)
+        -> UnsafeMutableRawPointer? = { cls, _, connection in
+            guard let cls, let connection, let raw = CMicroHTTPD_socket_context(connection) else { return nil }
+            Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue().tracker.headStarted(Int(bitPattern: raw))
+            return nil
+        }
 
     /// `MHD_KeyValueIteratorN`: appends one header or query argument to a `KeyValueCollector`.
     static let collect: MHD_KeyValueIteratorN = { cls, _, key, keySize, value, valueSize in

@@ -1,5 +1,11 @@
 import CMicroHTTPD
-import Synchronization
+import Locking
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// The state libmicrohttpd's callbacks reach through their `cls` pointer: the handler,
 /// the limits, and the bookkeeping that shutdown needs (suspended and in-flight requests).
@@ -21,12 +27,22 @@ final class ServerCore: Sendable {
     let handler: any HTTPHandler
     let maxBodySize: Int
     let streamBufferLimit: Int
-    let state = Mutex(State())
+    let maxURLBytes: Int
+    let maxHeaderBytes: Int
+    let bodyTimeout: Int
+    let state = Lock(State())
+    /// Every open connection, for the head deadline and a gentle close at shutdown.
+    let tracker: ConnectionTracker
 
-    init(handler: any HTTPHandler, maxBodySize: Int, streamBufferLimit: Int) {
+    init(handler: any HTTPHandler, configuration: HTTPServerConfiguration) {
         self.handler = handler
-        self.maxBodySize = maxBodySize
-        self.streamBufferLimit = streamBufferLimit
+        maxBodySize = configuration.maxBodySize
+        streamBufferLimit = configuration.streamBufferLimit
+        maxURLBytes = configuration.maxURLBytes
+        maxHeaderBytes = configuration.maxHeaderBytes
+        bodyTimeout = configuration.bodyTimeout
+        tracker = ConnectionTracker(
+            idleTimeout: configuration.idleTimeout, headerTimeout: configuration.headerTimeout)
     }
 
     /// The access handler; see `MHDCallbacks.access`.
@@ -41,9 +57,21 @@ final class ServerCore: Sendable {
         guard let raw = context.pointee else {
             // First call: headers are in. Queue nothing here unless refusing the body:
             // a response queued now makes libmicrohttpd 0.9.75 close keep-alive connections.
+            var client: String?
+            if let id = CMicroHTTPD_socket_context(connection) {
+                // Cut by the watchdog or sent end-of-stream at shutdown as the head completed:
+                // close without running the request, whose answer could not reach the client.
+                guard case .accepted(let address) = tracker.requestStarted(Int(bitPattern: id)) else { return .NO }
+                client = address
+            }
             let fresh = ConnectionContext(connection: connection)
+            fresh.client = client
             context.pointee = Unmanaged.passRetained(fresh).toOpaque()
             state.withLock { $0.inFlight += 1 }
+            if let refusal = refusal(of: connection, url: url) {
+                fresh.phase = .answered
+                return queue(handler.response(for: refusal), on: connection, close: true)
+            }
             if let length = header("Content-Length", of: connection).flatMap(Int.init), length > maxBodySize {
                 fresh.phase = .answered
                 return queue(handler.response(for: .bodyTooLarge(limit: maxBodySize)), on: connection, close: true)
@@ -53,6 +81,19 @@ final class ServerCore: Sendable {
         let request = Unmanaged<ConnectionContext>.fromOpaque(raw).takeUnretainedValue()
         switch request.phase {
         case .receiving where uploadSize.pointee > 0:
+            if ContinuousClock.now - request.startedAt > .seconds(bodyTimeout) {
+                // A body trickling in: each byte restarts libmicrohttpd's idle timeout, this does not.
+                uploadSize.pointee = 0
+                request.phase = .answered
+                let response = handler.response(for: .requestTimeout(seconds: bodyTimeout))
+                if queue(response, on: connection, close: true) == .YES { return .YES }
+                // libmicrohttpd 0.9.75 takes no response while a body arrives: write it ourselves (it
+                // is not writing to this socket now), then have it close the connection.
+                _ = Self.wire(response).withUnsafeBytes {
+                    send(request.fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT))
+                }
+                return .NO
+            }
             return receive(upload, count: uploadSize, into: request)
         case .receiving:
             if request.tooLarge {
@@ -68,25 +109,6 @@ final class ServerCore: Sendable {
         }
     }
 
-    /// Collects a body chunk; past the limit, drops the body and remembers to answer 413.
-    private func receive(
-        _ upload: UnsafePointer<CChar>?, count: UnsafeMutablePointer<Int>, into request: ConnectionContext
-    ) -> MHD_Result {
-        let size = count.pointee
-        count.pointee = 0
-        if request.tooLarge || request.body.count + size > maxBodySize {
-            request.tooLarge = true
-            request.body = []
-            request.discarded += size
-            // A chunked body has no length to refuse up front; stop reading it eventually.
-            return request.discarded > 16 * maxBodySize ? .NO : .YES
-        }
-        if let upload {
-            request.body.append(contentsOf: UnsafeRawBufferPointer(start: upload, count: size))
-        }
-        return .YES
-    }
-
     /// The request is complete: hand it to the handler and answer or suspend.
     private func dispatch(_ request: ConnectionContext, method: String, url: UnsafePointer<CChar>?) -> MHD_Result {
         let connection = request.connection
@@ -96,7 +118,8 @@ final class ServerCore: Sendable {
             path: url.map { String(cString: $0) } ?? "/",
             query: values(of: .GET_ARGUMENT_KIND, on: connection).map { .init(name: $0.0, value: $0.1) },
             headers: HTTPHeaders(values(of: .HEADER_KIND, on: connection).map { ($0.0.lowercased(), $0.1) }),
-            body: request.body
+            body: request.body,
+            clientAddress: request.client
         )
         request.body = []
         return perform(handler.handle(message), for: request)
@@ -110,21 +133,25 @@ final class ServerCore: Sendable {
             request.phase = .answered
             return queue(response, on: connection, close: false)
         case .deferred(let work):
-            let refused = state.withLock { state -> Bool in
-                guard !state.stopping else { return true }
+            let admitted = state.withLock { state -> Bool in
+                guard !state.stopping else { return false }
                 state.suspended[ObjectIdentifier(request)] = request
-                return false
+                return true
             }
-            if refused {
+            // Not suspended when shutdown has begun answering suspended requests, even a moment ago.
+            guard admitted, let generation = request.suspend() else {
+                state.withLock { _ = $0.suspended.removeValue(forKey: ObjectIdentifier(request)) }
                 request.phase = .answered
                 return queue(handler.response(for: .shuttingDown), on: connection, close: true)
             }
             request.phase = .suspended
-            MHD_suspend_connection(connection)
-            Task {
+            let task = Task {
+                // Answered by shutdown before the work began: it must not run unanswered.
+                guard request.awaits(generation) else { return }
                 let next = await work()
-                self.resume(request, with: next)
+                self.resume(request, generation, with: next)
             }
+            request.work.withLock { $0 = task }
             return .YES
         case .stream(let head, let producer):
             request.phase = .answered
@@ -138,45 +165,22 @@ final class ServerCore: Sendable {
         }
     }
 
-    /// Queues a chunked response whose body `producer` writes, then starts the producer.
-    private func startStream(
-        _ head: HTTPResponse, _ producer: @escaping @Sendable (HTTPBodyStream) async -> Void,
-        on connection: OpaquePointer
-    ) -> MHD_Result {
-        let stream = HTTPBodyStream(connection: connection, limit: streamBufferLimit) { [weak self] closed in
-            self?.state.withLock { _ = $0.streams.removeValue(forKey: ObjectIdentifier(closed)) }
-        }
-        let context = Unmanaged.passRetained(stream).toOpaque()
-        guard let response = MHD_create_response_from_callback(
-            UInt64.max, 4096, MHDCallbacks.readStream, context, MHDCallbacks.releaseStream)
-        else {
-            Unmanaged<HTTPBodyStream>.fromOpaque(context).release()
-            return .NO
-        }
-        defer { MHD_destroy_response(response) }
-        for field in head.headers {
-            MHD_add_response_header(response, field.name, field.value)
-        }
-        let draining = state.withLock { state -> Bool in
-            state.streams[ObjectIdentifier(stream)] = stream
-            return state.draining
-        }
-        if draining { MHD_add_response_header(response, "Connection", "close") }
-        let queued = MHD_queue_response(connection, UInt32(head.status), response)
-        Task { await producer(stream) }
-        return queued
-    }
-
-    /// Ends every open stream (at shutdown): each sends what it buffered, then closes.
-    func finishStreams() {
-        let open = state.withLock { Array($0.streams.values) }
-        for stream in open { stream.finish() }
-    }
-
-    /// Stores the reply and resumes the suspended connection, once.
-    func resume(_ request: ConnectionContext, with reply: HTTPReply) {
+    /// Stores the reply and resumes suspension `generation` of the connection, once; not when
+    /// shutdown answered it already.
+    func resume(_ request: ConnectionContext, _ generation: Int, with reply: HTTPReply) {
         state.withLock { _ = $0.suspended.removeValue(forKey: ObjectIdentifier(request)) }
-        request.resume(with: reply)
+        request.resume(generation, with: reply)
+    }
+
+    /// Resumes every suspended connection with the handler's `shuttingDown` response; none
+    /// suspends or resumes after this (`stopping` is set first).
+    func forceAnswerSuspended() {
+        let left = state.withLock { state in
+            defer { state.suspended.removeAll() }
+            return Array(state.suspended.values)
+        }
+        let response = handler.response(for: .shuttingDown)
+        for request in left { request.forceAnswer(with: .response(response)) }
     }
 
     func requestCompleted() {
@@ -184,7 +188,7 @@ final class ServerCore: Sendable {
     }
 
     /// Creates, fills and queues a libmicrohttpd response.
-    private func queue(_ response: HTTPResponse, on connection: OpaquePointer, close: Bool) -> MHD_Result {
+    func queue(_ response: HTTPResponse, on connection: OpaquePointer, close: Bool) -> MHD_Result {
         let created = response.body.withUnsafeBytes { bytes in
             MHD_create_response_from_buffer(bytes.count, UnsafeMutableRawPointer(mutating: bytes.baseAddress),
                                             .RESPMEM_MUST_COPY)
@@ -198,18 +202,5 @@ final class ServerCore: Sendable {
             MHD_add_response_header(created, "Connection", "close")
         }
         return MHD_queue_response(connection, UInt32(response.status), created)
-    }
-
-    private func header(_ name: String, of connection: OpaquePointer) -> String? {
-        MHD_lookup_connection_value(connection, .HEADER_KIND, name).map { String(cString: $0) }
-    }
-
-    private func values(of kind: MHD_ValueKind, on connection: OpaquePointer) -> [(String, String)] {
-        let collector = KeyValueCollector()
-        withExtendedLifetime(collector) {
-            _ = MHD_get_connection_values_n(connection, kind, MHDCallbacks.collect,
-                                            Unmanaged.passUnretained(collector).toOpaque())
-        }
-        return collector.pairs
     }
 }

@@ -32,3 +32,26 @@ struct SocketAddress {
         }
     }
 }
+
+extension SocketAddress {
+    /// The IP address of `address` as text (`127.0.0.1`, `::1`), or nil for other families.
+    static func text(of address: UnsafePointer<sockaddr>) -> String? {
+        var buffer = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN) + 1)
+        let family = Int32(address.pointee.sa_family)
+        let written: UnsafePointer<CChar>?
+        switch family {
+        case AF_INET:
+            written = address.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { ipv4 in
+                withUnsafePointer(to: ipv4.pointee.sin_addr) { inet_ntop(AF_INET, $0, &buffer, socklen_t(buffer.count)) }
+            }
+        case AF_INET6:
+            written = address.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { ipv6 in
+                withUnsafePointer(to: ipv6.pointee.sin6_addr) { inet_ntop(AF_INET6, $0, &buffer, socklen_t(buffer.count)) }
+            }
+        default:
+            written = nil
+        }
+        guard written != nil, let end = buffer.firstIndex(of: 0) else { return nil }
+        return String(decoding: buffer[..<end].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+}

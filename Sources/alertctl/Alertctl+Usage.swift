@@ -20,6 +20,11 @@ extension Alertctl {
               -h, --help    Show this help; 'alertctl COMMAND --help' shows a command's
               --version     Print the version
 
+            Environment:
+              ALERTD_URL         alertd's URL
+              ALERTD_TOKEN       bearer token for an alertd that has tokens
+              ALERTD_TOKEN_FILE  file whose first line is the token (when ALERTD_TOKEN is unset)
+
             Exit status:
               0  success; for 'alert --wait' and 'wait': a button other than cancel was chosen
               1  the cancel button was chosen, or the alert was dismissed or expired

@@ -107,20 +107,27 @@ enum Alertctl {
         return ExitCode.ok.rawValue
     }
 
-    /// The client for `--url`, else `ALERTD_URL`, else `http://127.0.0.1:8080`.
+    /// The client for `--url`, else `ALERTD_URL`, else `http://127.0.0.1:8080`; with the token of
+    /// `ALERTD_TOKEN` or `ALERTD_TOKEN_FILE` (never a flag, so `ps` cannot show it).
     static func makeClient(_ url: String?, environment: [String: String]) throws(UsageError) -> AlertClient {
+        let token: String?
+        do {
+            token = try AlertClient.token(from: environment)
+        } catch {
+            throw UsageError("cannot read ALERTD_TOKEN_FILE '\(environment["ALERTD_TOKEN_FILE"] ?? "")'")
+        }
         if let url {
             guard let parsed = AlertClient.parseBaseURL(url) else {
                 throw UsageError("--url must be an http:// URL such as http://127.0.0.1:8080; got '\(url)'")
             }
-            return AlertClient(baseURL: parsed)
+            return AlertClient(baseURL: parsed, token: token)
         }
         if let url = environment["ALERTD_URL"], !url.isEmpty {
             guard let parsed = AlertClient.parseBaseURL(url) else {
                 throw UsageError("ALERTD_URL must be an http:// URL such as http://127.0.0.1:8080; got '\(url)'")
             }
-            return AlertClient(baseURL: parsed)
+            return AlertClient(baseURL: parsed, token: token)
         }
-        return AlertClient(baseURL: AlertClient.defaultURL)
+        return AlertClient(baseURL: AlertClient.defaultURL, token: token)
     }
 }

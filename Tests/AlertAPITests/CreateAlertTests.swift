@@ -92,6 +92,15 @@ struct CreateAlertTests {
         }
     }
 
+    @Test("a tag beyond 64 bits is 422 at /tag, not rounded into range",
+          arguments: ["9223372036854775808", "-9223372036854775809", "1e19", "-1e19"])
+    func tagOutOfRange(tag: String) async throws {
+        try await LiveServer.with { server in
+            let response = try await server.post("/v1/alerts", #"{"message":"tag","tag":\#(tag)}"#)
+            expectProblem(response, 422, pointer: "/tag")
+        }
+    }
+
     @Test("title, style, presenter and animated are echoed back")
     func membersEchoed() async throws {
         try await LiveServer.with { server in

@@ -158,7 +158,10 @@ struct JSONParserValidTests {
         #expect(object["n"]?.isNull == true)
         #expect(object["s"]?.int64Value == nil)
         #expect(object["i"]?.stringValue == nil)
-        #expect(JSONValue.number(-9_223_372_036_854_775_808.0).int64Value == .min)
+        // An integer literal just beyond Int64 rounds to -2^63 as a Double; it must not become Int64.min.
+        #expect(JSONValue.number(-9_223_372_036_854_775_808.0).int64Value == nil)
+        #expect(try parse("-9223372036854775809").int64Value == nil)
+        #expect(try parse("-9223372036854775808").int64Value == .min)
         #expect(JSONValue.number(9_223_372_036_854_775_808.0).int64Value == nil)
         #expect(JSONValue.number(.nan).int64Value == nil)
     }

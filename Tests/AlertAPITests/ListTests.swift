@@ -185,7 +185,7 @@ struct ListTests {
             let watch = Stopwatch()
             let body = try await server.list("index=\(index)&wait=1")
             #expect(watch.seconds >= 0.8)
-            #expect(watch.seconds < 4)
+            #expect(watch.seconds < TestTime.bound(4))
             #expect(body["index"]?.int64Value == index)
         }
     }

@@ -1,6 +1,6 @@
 import AlertClient
 import Foundation
-import Synchronization
+import Locking
 import Testing
 
 @Suite("AlertController: the seeds' API")
@@ -30,7 +30,7 @@ struct AlertControllerTests {
         try await LiveAlertd.with { server in
             let controller = AlertController(client: server.client())
             let ran = Flag()
-            let created = Mutex<String?>(nil)
+            let created = Lock<String?>(nil)
             let waiting = Task {
                 try await controller.present(
                     AlertInput(title: "Wait", buttons: ["Cancel", "OK"]), onCreated: { alert in

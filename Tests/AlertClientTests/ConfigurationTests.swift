@@ -1,4 +1,6 @@
+import AlertAPI
 import AlertClient
+import AlertdTestSupport
 import Foundation
 import Testing
 
@@ -63,5 +65,40 @@ struct ConfigurationTests {
         let problem = try JSONDecoder().decode(
             Problem.self, from: Data(#"{"type":"about:blank","title":"Not Found","status":404,"detail":"no"}"#.utf8))
         #expect(problem.errors.isEmpty && problem.result == nil)
+    }
+}
+
+/// A client with a bearer token against an alertd that has tokens.
+@Suite("AlertClient with tokens")
+struct TokenTests {
+    @Test("the token goes with every request; without it the server's 401 comes back as a server error")
+    func bearerToken() async throws {
+        try await TestAlertd.with({
+            $0.tokens = try! AccessTokens(parsing: "ci:producer:client-test-token-0001", source: "test")
+        }) { app in
+            let url = URL(string: app.url)!
+            let client = AlertClient(baseURL: url, token: "client-test-token-0001")
+            let alert = try await client.create(AlertInput(message: "with a token"))
+            #expect(alert.owner == "ci")
+            #expect(try await client.alert(alert.id).id == alert.id)
+            let anonymous = AlertClient(baseURL: url)
+            await #expect(throws: AlertClientError.self) { try await anonymous.list() }
+            do {
+                _ = try await anonymous.list()
+            } catch let error as AlertClientError {
+                #expect(error.status == 401)
+            }
+        }
+    }
+
+    @Test("ALERTD_TOKEN wins over ALERTD_TOKEN_FILE, whose first line is the token")
+    func tokenFromEnvironment() throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("alertctl-token-\(UUID())")
+        try "from-the-file-0000001\n".write(to: file, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(at: file) }
+        #expect(try AlertClient.token(from: ["ALERTD_TOKEN_FILE": file.path]) == "from-the-file-0000001")
+        #expect(try AlertClient.token(from: ["ALERTD_TOKEN": "direct", "ALERTD_TOKEN_FILE": file.path]) == "direct")
+        #expect(try AlertClient.token(from: [:]) == nil)
+        #expect(AlertClient.fromEnvironment(["ALERTD_TOKEN": "direct"]).token == "direct")
     }
 }

@@ -50,6 +50,30 @@ struct ListingTests {
         #expect(await titles(store, ListQuery(state: .all, presenter: "b")) == ["A1", "A3", "A5"])
     }
 
+    @Test("owner filters alone and with a presenter, pending and resolved; idempotency keys are per owner")
+    func owners() async throws {
+        let store = AlertStore()
+        var alerts: [Alert] = []
+        for number in 0..<6 {
+            let draft = draft(title: "O\(number)", presenter: number < 3 ? "a" : "b")
+            alerts.append(try await store.create(draft, owner: number % 2 == 0 ? "ci" : "cron"))
+        }
+        _ = try await store.dismiss(alerts[2].id)
+        #expect(alerts.map(\.owner) == ["ci", "cron", "ci", "cron", "ci", "cron"])
+        #expect(await titles(store, ListQuery(owner: "ci")) == ["O0", "O4"])
+        #expect(await titles(store, ListQuery(presenter: "b", owner: "cron")) == ["O3", "O5"])
+        #expect(await titles(store, ListQuery(presenter: "a", owner: "ci")) == ["O0"])
+        #expect(await titles(store, ListQuery(state: .resolved, owner: "ci")) == ["O2"])
+        #expect(await titles(store, ListQuery(state: .all, owner: "ci")) == ["O0", "O2", "O4"])
+        #expect(await titles(store, ListQuery(owner: "nobody")) == [])
+
+        let first = try await store.create(draft(title: "K"), owner: "ci", idempotencyKey: "k")
+        let other = try await store.create(draft(title: "K"), owner: "cron", idempotencyKey: "k")
+        let replay = try await store.create(draft(title: "K"), owner: "ci", idempotencyKey: "k")
+        #expect(!first.replayed && !other.replayed && replay.replayed)
+        #expect(first.alert.id != other.alert.id && first.alert.id == replay.alert.id)
+    }
+
     @Test("limit is honoured for every state")
     func limit() async throws {
         let (store, _) = try await fixture()

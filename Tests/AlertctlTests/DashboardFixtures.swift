@@ -40,6 +40,21 @@ enum DashboardFixtures {
         return try AlertdApp(configuration: configuration)
     }
 
+    /// Starts a server on a free port below Linux's ephemeral range (32768 and up), so that it can be restarted
+    /// on the same port: a port from `port: 0` is an ephemeral one, which a client socket of a test running
+    /// alongside may take once the first server has closed it.
+    static func startServerOnFixedPort() throws -> AlertdApp {
+        var lastError: (any Error)?
+        for _ in 0..<50 {
+            do {
+                return try startServer(port: Int.random(in: 20_000..<32_000))
+            } catch {
+                lastError = error
+            }
+        }
+        throw lastError!
+    }
+
     /// POSTs `body` to a server the test started itself; returns the status.
     static func post(port: Int, _ target: String, _ body: String) async throws -> Int {
         try await RawHTTP.exchange(RawHTTP.request("POST", target, body: Array(body.utf8)), port: port).status

@@ -189,7 +189,7 @@ struct DashboardTests {
 
     @Test("a server restart: reconnecting, then connected; the alert open across it is gone; new alerts show")
     func serverRestart() async throws {
-        let first = try DashboardFixtures.startServer(port: 0)
+        let first = try DashboardFixtures.startServerOnFixedPort()
         let port = first.port
         let url = first.url
         try await TmuxSession.withAlertctl(["--url", url, "dashboard"]) { session in

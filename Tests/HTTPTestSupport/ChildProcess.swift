@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import Locking
 
 #if canImport(Glibc)
 import Glibc
@@ -17,11 +17,11 @@ public final class ChildProcess: Sendable {
     public let pid: pid_t
     private let output = Collected()
     private let errors = Collected()
-    private let status = Mutex<Int32?>(nil)
+    private let status = Lock<Int32?>(nil)
 
     /// Bytes read from one pipe, and whether it reached its end.
     private final class Collected: Sendable {
-        let state = Mutex((bytes: [UInt8](), ended: false))
+        let state = Lock((bytes: [UInt8](), ended: false))
         var text: String { state.withLock { String(decoding: $0.bytes, as: UTF8.self) } }
         var ended: Bool { state.withLock { $0.ended } }
     }

@@ -39,15 +39,16 @@ struct EchoHandler: HTTPHandler {
     }
 }
 
-/// Starts an `HTTPServer` on port 0 with `EchoHandler`, runs `body`, shuts it down.
+/// Starts an `HTTPServer` on port 0 with `handler` (`EchoHandler` by default), runs `body`, shuts it down.
 func withEchoServer(
+    handler: any HTTPHandler = EchoHandler(),
     _ configure: (inout HTTPServerConfiguration) -> Void = { _ in },
     _ body: (HTTPServer) async throws -> Void
 ) async throws {
     var configuration = HTTPServerConfiguration()
     configuration.port = 0
     configure(&configuration)
-    let server = try HTTPServer(configuration: configuration, handler: EchoHandler())
+    let server = try HTTPServer(configuration: configuration, handler: handler)
     do {
         try await body(server)
     } catch {

@@ -1,6 +1,6 @@
 @testable import AlertAPI
 import Foundation
-import Synchronization
+import Locking
 
 #if canImport(Glibc)
 import Glibc
@@ -79,7 +79,7 @@ final class SSEClient: @unchecked Sendable {
     let items: AsyncStream<SSEItem>
     private let continuation: AsyncStream<SSEItem>.Continuation
     private var iterator: AsyncStream<SSEItem>.Iterator
-    private let control = Mutex(Control())
+    private let control = Lock(Control())
     private let fd: Int32
     private let idleTimeout: Double
     private let deadline: Date

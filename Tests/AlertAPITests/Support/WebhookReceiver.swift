@@ -1,6 +1,6 @@
 @testable import AlertAPI
 import Foundation
-import Synchronization
+import Locking
 
 #if canImport(Glibc)
 import Glibc
@@ -36,7 +36,7 @@ final class WebhookReceiver: @unchecked Sendable {
     /// The loopback address it listens on.
     let host: String
     private let listener: Int32
-    private let state: Mutex<State>
+    private let state: Lock<State>
     private let responseHeaders: [(String, String)]
 
     /// Starts listening.
@@ -47,7 +47,7 @@ final class WebhookReceiver: @unchecked Sendable {
     init(statuses: [Int] = [200], host: String = "127.0.0.1", responseHeaders: [(String, String)] = []) throws {
         self.host = host
         self.responseHeaders = responseHeaders
-        state = Mutex(State(statuses: statuses.isEmpty ? [200] : statuses))
+        state = Lock(State(statuses: statuses.isEmpty ? [200] : statuses))
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw RawHTTPError(description: "socket: \(errno)") }
         var yes: Int32 = 1

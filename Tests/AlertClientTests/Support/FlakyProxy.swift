@@ -1,6 +1,6 @@
 import Foundation
 import HTTPTestSupport
-import Synchronization
+import Locking
 
 #if canImport(Glibc)
 import Glibc
@@ -14,7 +14,7 @@ final class FlakyProxy: Sendable {
     let port: Int
     private let upstream: Int
     /// Listening socket (-1 while down) and the open sockets, to cut on `down()`.
-    private let state = Mutex<(listener: Int32, open: Set<Int32>)>((-1, []))
+    private let state = Lock<(listener: Int32, open: Set<Int32>)>((-1, []))
 
     /// Starts forwarding 127.0.0.1:(new port) to 127.0.0.1:`upstream`.
     init(upstream: Int) throws {
@@ -83,7 +83,7 @@ final class FlakyProxy: Sendable {
             close(server)
             return
         }
-        let remaining = Mutex(2)
+        let remaining = Lock(2)
         let finish: @Sendable () -> Void = { [self] in
             shutdown(client, Int32(SHUT_RDWR))
             shutdown(server, Int32(SHUT_RDWR))

@@ -2,7 +2,7 @@ import AlertAPI
 import AlertClient
 import AlertdTestSupport
 import Foundation
-import Synchronization
+import Locking
 import Testing
 
 /// A real alertd in this process on 127.0.0.1, and AlertClients pointed at it.
@@ -63,7 +63,7 @@ struct TestFailure: Error, CustomStringConvertible {
 
 /// A Boolean that a `@Sendable` closure can set.
 final class Flag: Sendable {
-    private let value = Mutex(false)
+    private let value = Lock(false)
 
     func set() { value.withLock { $0 = true } }
     var isSet: Bool { value.withLock { $0 } }

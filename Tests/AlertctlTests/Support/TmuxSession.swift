@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import Locking
 import Testing
 
 /// A real terminal for full-screen tests: a tmux server of its own (own socket, own config, no user settings)
@@ -14,8 +14,8 @@ final class TmuxSession: Sendable {
 
     private let directory: URL
     private var socket: String { directory.appendingPathComponent("tmux.sock").path }
-    private let forbidden = Mutex<[String]>([])
-    private let captures = Mutex(0)
+    private let forbidden = Lock<[String]>([])
+    private let captures = Lock(0)
 
     /// Where tmux is, if it is installed.
     static var tmux: String? {

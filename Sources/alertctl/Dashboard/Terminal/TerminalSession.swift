@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import Locking
 
 #if canImport(Glibc)
 import Glibc
@@ -28,7 +28,7 @@ final class TerminalSession: Sendable {
         var waiters: [CheckedContinuation<Void, Never>] = []
     }
 
-    private let mailbox = Mutex(Mailbox())
+    private let mailbox = Lock(Mailbox())
     private let wakeRead: Int32
     private let wakeWrite: Int32
 

@@ -1,0 +1,59 @@
+import AlertCore
+import MicroHTTP
+
+extension APIHandler {
+    /// Who sent a request that does `action`.
+    ///
+    /// Without configured tokens every request is `Caller.open`. With them, public reads need no token, and
+    /// everything else needs `Authorization: Bearer <token>`.
+    /// - Throws: `Problem` 401 without a valid token.
+    func authenticate(_ request: HTTPRequest, _ action: Role.Action) throws(Problem) -> Caller {
+        guard !tokens.isEmpty, action != .readPublic else { return .open }
+        guard let header = request.headers["authorization"] else {
+            throw .unauthorized("send the header 'Authorization: Bearer <token>'", invalidToken: false)
+        }
+        let utf8 = Substring(header).utf8
+        let scheme = utf8.prefix { $0 != UInt8(ascii: " ") }
+        guard String(Substring(scheme)).lowercased() == "bearer" else {
+            throw .unauthorized("only the Bearer scheme is accepted: 'Authorization: Bearer <token>'",
+                                invalidToken: false)
+        }
+        let token = utf8[scheme.endIndex...].drop { $0 == UInt8(ascii: " ") }
+        guard let caller = tokens.caller(presenting: Substring(token).utf8) else {
+            throw .unauthorized("the bearer token is not valid", invalidToken: true)
+        }
+        return caller
+    }
+
+    /// - Throws: `Problem` 403 when the caller's role may not do `action`.
+    func authorize(_ caller: Caller, _ action: Role.Action) throws(Problem) {
+        guard !caller.role.may(action) else { return }
+        throw .forbidden("the \(caller.role.rawValue) role may not \(action.phrase)", scope: true)
+    }
+
+    /// The alert as it is now, or nil when there is none (the store answers 404 in turn).
+    /// - Throws: `Problem` 403 when a producer asks about an alert another producer created.
+    func readable(_ id: AlertID, by caller: Caller) throws(Problem) -> Alert? {
+        let alert = store.snapshot(of: id)
+        if let owner = caller.ownerFilter, let alert, alert.owner != owner {
+            throw .forbidden("alert \(id.rawValue) belongs to another producer", scope: false)
+        }
+        return alert
+    }
+}
+
+extension Problem {
+    /// 401 with the `WWW-Authenticate` challenge of RFC 6750.
+    static func unauthorized(_ detail: String, invalidToken: Bool) -> Problem {
+        var problem = Problem.alertd(401, "unauthorized", "Unauthorized", detail: detail)
+        problem.headers.add("WWW-Authenticate", #"Bearer realm="alertd""# + (invalidToken ? #", error="invalid_token""# : ""))
+        return problem
+    }
+
+    /// 403: the token is valid but may not do this.
+    static func forbidden(_ detail: String, scope: Bool) -> Problem {
+        var problem = Problem.alertd(403, "forbidden", "Forbidden", detail: detail)
+        if scope { problem.headers.add("WWW-Authenticate", #"Bearer realm="alertd", error="insufficient_scope""#) }
+        return problem
+    }
+}

@@ -1,0 +1,25 @@
+extension AlertdConfiguration {
+    /// Whether anyone beyond this machine could reach an open alertd: no tokens, a non-loopback address.
+    public var servesOpenBeyondLoopback: Bool {
+        tokens.isEmpty && !Self.isLoopback(http.host)
+    }
+
+    /// Refuses to serve open beyond this machine unless `insecure` says so.
+    /// - Throws: `ConfigurationError` saying why and what to do instead.
+    public func checkExposure() throws(ConfigurationError) {
+        guard servesOpenBeyondLoopback, !insecure else { return }
+        throw ConfigurationError(description: """
+            refusing to listen on \(http.host) without access tokens: anyone who can reach it could read every \
+            alert, answer it, and see the passwords typed into secure fields. Configure tokens \
+            (--tokens-file FILE or ALERTD_TOKENS; see the README's Security section), listen on a loopback \
+            address (--host 127.0.0.1), or pass --insecure to serve open anyway.
+            """)
+    }
+
+    /// `localhost`, `::1` and 127.0.0.0/8.
+    static func isLoopback(_ host: String) -> Bool {
+        if host == "localhost" || host == "::1" || host == "[::1]" { return true }
+        let octets = host.split(separator: ".", omittingEmptySubsequences: false)
+        return octets.count == 4 && octets.allSatisfy { UInt8($0) != nil } && octets[0] == "127"
+    }
+}

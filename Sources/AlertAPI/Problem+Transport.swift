@@ -1,0 +1,23 @@
+import MicroHTTP
+
+extension Problem {
+    /// What the transport refused or gave up on, as a problem.
+    /// - Parameter failure: what the transport detected.
+    init(_ failure: HTTPTransportFailure) {
+        switch failure {
+        case .bodyTooLarge(let limit):
+            self = .alertd(413, "body-too-large", "Request body too large",
+                           detail: "request bodies are limited to \(limit) bytes")
+        case .shuttingDown:
+            self = .shuttingDown
+        case .uriTooLong(let limit):
+            self = .alertd(414, "uri-too-long", "URI too long", detail: "request targets are limited to \(limit) bytes")
+        case .headersTooLarge(let limit):
+            self = .alertd(431, "headers-too-large", "Request header fields too large",
+                           detail: "request header lines are limited to \(limit) bytes in all")
+        case .requestTimeout(let seconds):
+            self = .alertd(408, "request-timeout", "Request timeout",
+                           detail: "the request did not arrive within \(seconds) s; send it at once")
+        }
+    }
+}

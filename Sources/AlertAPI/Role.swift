@@ -1,0 +1,48 @@
+/// What a bearer token may do. See README's "Security" section for the whole table.
+public enum Role: String, Sendable, CaseIterable {
+    /// Creates alerts, and reads, waits for, lists, follows and dismisses its own, secure values included.
+    case producer
+    /// Lists, reads and answers every alert; sees secure values only in the answer it gave itself.
+    case responder
+    /// Everything, secure values and metrics included.
+    case admin
+
+    /// Whether this role may do `action` at all (a producer is further held to its own alerts).
+    func may(_ action: Action) -> Bool {
+        switch (self, action) {
+        case (.admin, _), (_, .readPublic), (_, .list), (_, .read), (_, .follow): true
+        case (.producer, .create), (.producer, .dismiss): true
+        case (.responder, .answer): true
+        default: false
+        }
+    }
+
+    /// What a request does, as far as roles are concerned.
+    enum Action: Sendable {
+        /// `/healthz`, `/openapi.yaml`: no token needed.
+        case readPublic
+        case create
+        case list
+        case read
+        case answer
+        case dismiss
+        /// `/v1/events`.
+        case follow
+        /// `/metrics`.
+        case readMetrics
+
+        /// How a 403 names it.
+        var phrase: String {
+            switch self {
+            case .readPublic: "read this"
+            case .create: "create alerts"
+            case .list: "list alerts"
+            case .read: "read alerts"
+            case .answer: "answer alerts"
+            case .dismiss: "dismiss alerts"
+            case .follow: "follow events"
+            case .readMetrics: "read metrics"
+            }
+        }
+    }
+}

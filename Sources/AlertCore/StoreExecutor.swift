@@ -1,0 +1,103 @@
+import Dispatch
+import Locking
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The serial executor of `AlertStore`: jobs run one at a time, and a caller on any thread may also run a short
+/// synchronous piece of store work at once, without a task, when no job runs (`enter()`/`leave()`).
+///
+/// That is what lets a request that needs no waiting (create, answer, dismiss, list) be answered on the HTTP thread
+/// that parsed it: an actor hop costs a suspended connection, a task and a resume, about a third of a create.
+/// Isolation holds as for any actor: the `running` flag admits one thread at a time, whether it drains jobs or
+/// runs inline work, and `checkIsolated()` lets `assumeIsolated` see the inline thread as the actor's.
+final class StoreExecutor: SerialExecutor {
+    private struct State {
+        /// Whether a thread is running jobs or inline work now.
+        var running = false
+        /// The thread running inline work, for `checkIsolated()`.
+        var inlineThread: pthread_t?
+        /// Jobs enqueued while `running`, oldest first.
+        var queue: [UnownedJob] = []
+        var head = 0
+
+        mutating func next() -> UnownedJob? {
+            guard head < queue.count else {
+                queue.removeAll(keepingCapacity: queue.count <= 1024)
+                head = 0
+                running = false
+                return nil
+            }
+            defer { head += 1 }
+            return queue[head]
+        }
+    }
+
+    private let state = Lock(State())
+
+    /// Runs the job on this thread when the store is idle (as the default actor does when it can take over the
+    /// calling thread), else queues it for the thread that is running.
+    func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        let start = state.withLock { state in
+            guard !state.running else {
+                state.queue.append(job)
+                return false
+            }
+            state.running = true
+            return true
+        }
+        guard start else { return }
+        // The runtime holds this executor unowned. A job may drop the last reference to the store, and with it
+        // this executor, while this thread still drains: keep it alive until the drain is over (found by
+        // `make fuzz`; `withExtendedLifetime(self)` is not enough, the optimizer elides its retain).
+        let retained = Unmanaged.passRetained(self)
+        defer { retained.release() }
+        job.runSynchronously(on: asUnownedSerialExecutor())
+        drain()
+    }
+
+    /// Takes the executor for inline work on this thread; false when a job or other inline work runs.
+    func enter() -> Bool {
+        state.withLock { state in
+            guard !state.running else { return false }
+            state.running = true
+            state.inlineThread = pthread_self()
+            return true
+        }
+    }
+
+    /// Gives the executor back after inline work; jobs queued meanwhile run on a Dispatch thread, never on the
+    /// caller's (an HTTP thread).
+    func leave() {
+        let queued = state.withLock { state in
+            state.inlineThread = nil
+            guard state.head < state.queue.count else {
+                state.running = false
+                return false
+            }
+            return true
+        }
+        if queued { DispatchQueue.global().async { self.drain() } }
+    }
+
+    /// Runs queued jobs until there are none; `running` is held throughout.
+    private func drain() {
+        while let job = state.withLock({ $0.next() }) {
+            job.runSynchronously(on: asUnownedSerialExecutor())
+        }
+    }
+
+    /// Traps unless this thread runs inline work now (jobs are known to the runtime without asking).
+    func checkIsolated() {
+        let isolated = state.withLock { state in
+            state.inlineThread.map { pthread_equal($0, pthread_self()) != 0 } ?? false
+        }
+        precondition(isolated, "AlertStore used off its executor")
+    }
+
+    func asUnownedSerialExecutor() -> UnownedSerialExecutor {
+        UnownedSerialExecutor(ordinary: self)
+    }
+}

@@ -1,0 +1,47 @@
+import CMicroHTTPD
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+extension ServerCore {
+    /// One pass of the watchdog: cuts request heads past their deadline, and ends the waits of
+    /// clients that hung up. libmicrohttpd does not watch a suspended connection's socket, so
+    /// without this a hung-up client's wait would hold its slot until its own deadline.
+    func watch() {
+        let headSeconds = tracker.headerSeconds
+        tracker.sweep(
+            headTimeout: Self.wire(handler.response(for: .requestTimeout(seconds: headSeconds))),
+            lineTimeout: Self.wire(handler.response(for: .requestTimeout(seconds: tracker.idleSeconds + headSeconds))))
+        // The lists are copied under the core lock and peeked at outside it: with thousands of
+        // waiters the peeks take milliseconds, which libmicrohttpd's threads must not wait for.
+        // Each peek happens under its connection's own lock, and only while it is suspended.
+        let (suspended, streams) = state.withLock { (Array($0.suspended.values), Array($0.streams.values)) }
+        for request in suspended where request.whileSuspended(Self.hungUp) {
+            // Cancelled work ends its wait at once and answers; the answer finds the socket closed.
+            request.work.withLock { $0 }?.cancel()
+        }
+        for stream in streams where stream.whileSuspended(Self.hungUp) { stream.finish() }
+    }
+
+    /// Whether the peer closed its end (or reset it). Unread bytes mean it is still there.
+    static func hungUp(_ fd: Int32) -> Bool {
+        guard fd >= 0 else { return false }
+        var byte: UInt8 = 0
+        let count = recv(fd, &byte, 1, Int32(MSG_PEEK | MSG_DONTWAIT))
+        if count == 0 { return true }
+        if count > 0 { return false }
+        return errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR
+    }
+
+    /// A response as bytes on the wire, closing the connection.
+    static func wire(_ response: HTTPResponse) -> [UInt8] {
+        let reason = MHD_get_reason_phrase_for(UInt32(response.status)).map { String(cString: $0) } ?? ""
+        var head = "HTTP/1.1 \(response.status) \(reason)\r\nConnection: close\r\n"
+        for field in response.headers { head += "\(field.name): \(field.value)\r\n" }
+        head += "Content-Length: \(response.body.count)\r\n\r\n"
+        return Array(head.utf8) + response.body
+    }
+}

@@ -1,0 +1,75 @@
+@testable import AlertCore
+import Foundation
+import Synchronization
+import Testing
+
+/// `AlertStore.now(_:)`: store work run on the calling thread, still one at a time with the actor's jobs.
+@Suite("Inline store work")
+struct InlineStoreTests {
+    @Test("an idle store runs the work at once and its rules apply as in the actor")
+    func runsWhenIdle() async throws {
+        let store = AlertStore()
+        let created = try store.now { store throws(AlertStoreError) in try store.create(draft(title: "now")) }
+        let alert = try #require(created)
+        #expect(await store.list(ListQuery()).alerts.map(\.id) == [alert.id])
+        #expect(throws: AlertStoreError.self) {
+            _ = try store.now { store throws(AlertStoreError) in try store.create(AlertDraft()) }
+        }
+    }
+
+    @Test("inline work and actor jobs from many threads never overlap, and none is lost")
+    func exclusion() async throws {
+        let store = AlertStore(configuration: .init(maxPending: 100_000))
+        let threads = 4
+        let perThread = 500
+        let inlineRuns = Counter()
+        await withTaskGroup(of: Void.self) { group in
+            // Actor jobs: creates through the executor's queue.
+            for _ in 0..<threads {
+                group.addTask {
+                    for _ in 0..<perThread { _ = try? await store.create(draft(title: "job")) }
+                }
+            }
+            // Inline work from plain threads; a busy store answers nil and the caller awaits instead.
+            for _ in 0..<threads {
+                group.addTask {
+                    await withCheckedContinuation { continuation in
+                        Thread {
+                            for _ in 0..<perThread {
+                                let done = try? store.now { store throws(AlertStoreError) in
+                                    try store.create(draft(title: "inline"))
+                                }
+                                if done != nil { inlineRuns.add() }
+                            }
+                            continuation.resume()
+                        }.start()
+                    }
+                }
+            }
+        }
+        let statistics = await store.statistics
+        #expect(statistics.pending == threads * perThread + inlineRuns.value)
+        #expect(Int(statistics.index) == statistics.pending, "every create bumped the index exactly once")
+        #expect(inlineRuns.value > 0)
+    }
+
+    @Test("waiters woken by inline work wake on the store, not on the caller's thread")
+    func wakesWaiters() async throws {
+        let store = AlertStore()
+        let alert = try await store.create(draft([.init(title: "No"), .init(title: "Yes")]))
+        let waiter = Task { try await store.waitForResolution(of: alert.id, timeout: .seconds(10)) }
+        try await Task.sleep(for: .milliseconds(50))
+        let answered = try store.now { store throws(AlertStoreError) in
+            try store.answer(alert.id, with: AnswerDraft(choice: .title("Yes")))
+        }
+        #expect(answered?.buttonTitle == "Yes")
+        #expect(try await waiter.value.result?.buttonTitle == "Yes")
+    }
+}
+
+/// A thread-safe count.
+private final class Counter: Sendable {
+    private let count = Atomic(0)
+    func add() { count.add(1, ordering: .relaxed) }
+    var value: Int { count.load(ordering: .relaxed) }
+}
