@@ -53,11 +53,13 @@ public final class AlertdApp: Sendable {
     public var connectionLimit: Int { server.connectionLimit }
 
     /// Graceful stop: stop accepting, wake every waiter (503 or its result), let in-flight
-    /// requests finish within the configured grace, then stop the transport.
+    /// requests finish within the configured grace, stop the transport, then end webhook
+    /// deliveries still retrying.
     public func shutdown() async {
         server.beginDraining()
         await store.shutdown()
         await server.shutdown(grace: configuration.shutdownGrace)
+        webhooks.stop()
         sink?.flush()
     }
 }

@@ -22,6 +22,8 @@ final class WebhookSender: Sendable {
     private let schedule: Schedule
     /// Made on the first delivery: a URLSession costs start-up time most servers never need back.
     private let session = Lock<URLSession?>(nil)
+    /// Deliveries under way, by a number of their own, so that `stop()` can end them.
+    private let running = Lock<(next: Int, tasks: [Int: Task<Void, Never>])>((0, [:]))
 
     init(store: AlertStore, metrics: Metrics, log: AccessLog, schedule: Schedule = Schedule()) {
         self.store = store
@@ -49,7 +51,24 @@ final class WebhookSender: Sendable {
         var writer = JSONWriter()
         writer.write(alert, redactingSecrets: false)
         let body = Data(writer.bytes)
-        Task { await self.attempts(alert.id, url: url, body: body) }
+        running.withLock { running in
+            let number = running.next
+            running.next += 1
+            running.tasks[number] = Task {
+                await self.attempts(alert.id, url: url, body: body)
+                _ = self.running.withLock { $0.tasks.removeValue(forKey: number) }
+            }
+        }
+    }
+
+    /// Ends every delivery still retrying (at shutdown: the process is about to exit, and a retry that
+    /// outlived it would be lost anyway); an attempt in flight is cancelled.
+    func stop() {
+        let tasks = running.withLock { running in
+            defer { running.tasks.removeAll() }
+            return Array(running.tasks.values)
+        }
+        for task in tasks { task.cancel() }
     }
 
     private func attempts(_ id: AlertID, url: URL, body: Data) async {
@@ -63,7 +82,11 @@ final class WebhookSender: Sendable {
             log.event(final ? "error" : "warn", "webhook delivery failed",
                       ["alertId": id.rawValue, "attempt": String(attempt), "error": error ?? ""])
             if final { return }
-            try? await Task.sleep(for: delay)
+            do {
+                try await Task.sleep(for: delay)
+            } catch {
+                return  // stopped
+            }
             delay = min(delay * 2, schedule.maxDelay)
         }
     }

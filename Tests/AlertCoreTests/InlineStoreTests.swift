@@ -50,7 +50,9 @@ struct InlineStoreTests {
         let statistics = await store.statistics
         #expect(statistics.pending == threads * perThread + inlineRuns.value)
         #expect(Int(statistics.index) == statistics.pending, "every create bumped the index exactly once")
-        #expect(inlineRuns.value > 0)
+        // Whether any inline call found the store idle during the storm depends on scheduling; once it is
+        // over, the store is idle and inline work runs.
+        #expect(try store.now { store throws(AlertStoreError) in try store.create(draft(title: "after")) } != nil)
     }
 
     @Test("waiters woken by inline work wake on the store, not on the caller's thread")
