@@ -22,8 +22,8 @@ final class WebhookSender: Sendable {
     private let schedule: Schedule
     /// Made on the first delivery: a URLSession costs start-up time most servers never need back.
     private let session = Lock<URLSession?>(nil)
-    /// Deliveries under way, by a number of their own, so that `stop()` can end them.
-    private let running = Lock<(next: Int, tasks: [Int: Task<Void, Never>])>((0, [:]))
+    /// Deliveries under way, by a number of their own, so that `stop()` can end them; `stopped` once it did.
+    private let running = Lock<(next: Int, tasks: [Int: Task<Void, Never>], stopped: Bool)>((0, [:], false))
 
     init(store: AlertStore, metrics: Metrics, log: AccessLog, schedule: Schedule = Schedule()) {
         self.store = store
@@ -45,13 +45,16 @@ final class WebhookSender: Sendable {
         }
     }
 
-    /// Starts delivering `alert` (resolved, with a callback); returns at once.
+    /// Starts delivering `alert` (resolved, with a callback); returns at once. Does nothing after `stop()`.
     func deliver(_ alert: Alert) {
         guard let url = alert.delivery.flatMap({ URL(string: $0.url) }) else { return }
         var writer = JSONWriter()
         writer.write(alert, redactingSecrets: false)
         let body = Data(writer.bytes)
         running.withLock { running in
+            // An alert can still resolve after shutdown (one expiring, an answer through the store): a delivery
+            // started then would retry past `stop()`, keeping its body and the store until the process exits.
+            guard !running.stopped else { return }
             let number = running.next
             running.next += 1
             running.tasks[number] = Task {
@@ -62,9 +65,10 @@ final class WebhookSender: Sendable {
     }
 
     /// Ends every delivery still retrying (at shutdown: the process is about to exit, and a retry that
-    /// outlived it would be lost anyway); an attempt in flight is cancelled.
+    /// outlived it would be lost anyway); an attempt in flight is cancelled, and no delivery starts after it.
     func stop() {
         let tasks = running.withLock { running in
+            running.stopped = true
             defer { running.tasks.removeAll() }
             return Array(running.tasks.values)
         }

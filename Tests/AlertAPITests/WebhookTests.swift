@@ -1,4 +1,5 @@
 @testable import AlertAPI
+import AlertCore
 import Foundation
 import Testing
 
@@ -129,6 +130,30 @@ struct WebhookTests {
             #expect(webhook["state"] == .string("pending"), "retrying: \(webhook)")
             #expect(webhook["lastError"]?.stringValue?.isEmpty == false, "\(webhook)")
             #expect(isRFC3339(webhook["lastAttemptAt"]?.stringValue))
+        }
+    }
+
+    /// A delivery left retrying, or started after shutdown, kept its body and the store until the process exited:
+    /// LeakSanitizer reported it at the end of the test process (`make asan`).
+    @Test("Shutdown ends a delivery still retrying, and no delivery starts after it")
+    func shutdownStopsDeliveries() async throws {
+        let receiver = try WebhookReceiver(statuses: [500])
+        defer { receiver.stop() }
+        try await LiveServer.with { server in
+            let callback = jsonString(receiver.url())
+            let retrying = try await server.create(#"{"title":"retrying","callback":\#(callback)}"#)
+            let later = try await server.create(#"{"title":"later","callback":\#(callback)}"#)
+            _ = try await server.answer(retrying, #"{"buttonIndex":0}"#)
+            _ = try await server.watchWebhook(retrying) { ($0["attempts"]?.int64Value ?? 0) >= 1 }
+            await server.app.shutdown()
+            try await Task.sleep(for: .milliseconds(200))  // an attempt already on the wire arrives
+            let sent = receiver.requests.count
+            #expect(sent >= 1)
+            // Resolved after shutdown, through the store (as an expiry would be): nothing is sent for it.
+            _ = try await server.app.store.answer(AlertID(rawValue: later), with: AnswerDraft(choice: .index(0)))
+            // Still retrying, the first alert would be sent again 0.5 s after its last attempt, then 1 s later.
+            try await Task.sleep(for: .milliseconds(1600))
+            #expect(receiver.requests.count == sent, "\(receiver.requests.map(\.text))")
         }
     }
 

@@ -1,5 +1,6 @@
 @testable import AlertCore
 import Foundation
+import HTTPTestSupport
 import Synchronization
 import Testing
 
@@ -51,8 +52,16 @@ struct InlineStoreTests {
         #expect(statistics.pending == threads * perThread + inlineRuns.value)
         #expect(Int(statistics.index) == statistics.pending, "every create bumped the index exactly once")
         // Whether any inline call found the store idle during the storm depends on scheduling; once it is
-        // over, the store is idle and inline work runs.
-        #expect(try store.now { store throws(AlertStoreError) in try store.create(draft(title: "after")) } != nil)
+        // over, the store is idle and inline work runs. Over is a moment after the last job returned: the thread
+        // that ran `statistics` gives the executor back only after it resumed this task, which may run first
+        // (under ThreadSanitizer it often did). A store that stayed busy would fail here.
+        var ranAfter = false
+        let deadline = ContinuousClock.now + TestTime.bound(.seconds(1))
+        while !ranAfter, ContinuousClock.now < deadline {
+            ranAfter = try store.now { store throws(AlertStoreError) in try store.create(draft(title: "after")) } != nil
+            if !ranAfter { try await Task.sleep(for: .milliseconds(1)) }
+        }
+        #expect(ranAfter, "the store stayed busy after the storm")
     }
 
     @Test("waiters woken by inline work wake on the store, not on the caller's thread")
