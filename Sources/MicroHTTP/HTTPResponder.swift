@@ -31,7 +31,7 @@ public final class HTTPResponder: Sendable {
 
     /// Answers the request: resumes its connection and carries out `reply` as if the handler had
     /// returned it (a response, more deferred or suspended work, a stream). Only the first call
-    /// counts; later calls, and calls after the transport gave up on the request, do nothing.
+    /// counts; later calls, and calls after shutdown answered the request itself, do nothing.
     /// Safe from any thread, and from inside the `.suspended` closure itself.
     /// - Parameter reply: the answer.
     public func respond(_ reply: HTTPReply) {
@@ -43,7 +43,11 @@ public final class HTTPResponder: Sendable {
     /// stopping and answered it with the handler's `shuttingDown` response. When that happened
     /// already, `handler` runs at once, on this thread; once the request is answered it never
     /// runs and is released. Handlers run on the transport's threads: keep them short.
-    /// - Parameter handler: drops whatever would answer the request (a waiter, a timer).
+    ///
+    /// After a hang-up the connection stays suspended until `respond` is called (the reply then
+    /// goes nowhere, and the connection closes): a handler should make that happen soon, or the
+    /// connection is held until the server stops.
+    /// - Parameter handler: ends whatever would answer the request (a waiter, a timer).
     public func onCancel(_ handler: @escaping @Sendable () -> Void) {
         request.onCancel(generation, handler)
     }
