@@ -44,8 +44,8 @@ public final class HTTPResponder: Sendable {
     /// already, `handler` runs at once, on this thread; once the request is answered it never
     /// runs and is released. Handlers run on the transport's threads: keep them short.
     ///
-    /// After a hang-up the connection stays suspended until `respond` is called (the reply then
-    /// goes nowhere, and the connection closes): a handler should make that happen soon, or the
+    /// After a hang-up the connection stays suspended until `respond` is called (the reply goes to
+    /// a client that is gone or stopped sending): a handler should make that happen soon, or the
     /// connection is held until the server stops.
     /// - Parameter handler: ends whatever would answer the request (a waiter, a timer).
     public func onCancel(_ handler: @escaping @Sendable () -> Void) {
