@@ -24,23 +24,12 @@ extension APIHandler {
         }
     }
 
-    /// Lists at once, or after waiting for the store to pass `index`.
+    /// Lists at once; a list that waits for the store to pass an index is `whenChanged(_:index:)`.
     func list(_ request: ListRequest) -> HTTPReply {
-        let query = request.query
-        guard let index = request.index, request.wait > .zero else {
-            return onStore({ store in store.list(query) }, then: Self.listResponse)
-        }
-        return later { () async throws(Problem) in
-            do throws(AlertStoreError) {
-                _ = try await store.waitForChange(after: index, timeout: request.wait)
-            } catch {
-                throw Problem(error)
-            }
-            return Self.listResponse(await store.list(query))
-        }
+        onStore({ store in store.list(request.query) }, then: Self.listResponse)
     }
 
-    private static func listResponse(_ page: AlertPage) -> HTTPResponse {
+    static func listResponse(_ page: AlertPage) -> HTTPResponse {
         var writer = JSONWriter()
         writer.beginObject()
         writer.key("index"); writer.write(Int64(clamping: page.index))
@@ -52,14 +41,6 @@ extension APIHandler {
         var response = HTTPResponse.json(200, writer.bytes)
         response.headers.add("X-Alertd-Index", String(page.index))
         return response
-    }
-
-    func alert(_ id: AlertID, wait: Duration, for caller: Caller) async throws(Problem) -> HTTPResponse {
-        .json(200, alert: try await resolved(id, wait: wait), for: caller)
-    }
-
-    func response(_ id: AlertID, wait: Duration, for caller: Caller) async throws(Problem) -> HTTPResponse {
-        .json(resultOf: try await resolved(id, wait: wait), for: caller)
     }
 
     /// Answers an alert; the answer comes back whole to whoever gave it, while a 409's winning result
@@ -104,16 +85,6 @@ extension APIHandler {
             } catch {
                 throw problem(error)
             }
-        }
-    }
-
-    /// The alert once resolved, or as it is when `wait` passes.
-    private func resolved(_ id: AlertID, wait: Duration) async throws(Problem) -> Alert {
-        do {
-            if wait > .zero { return try await store.waitForResolution(of: id, timeout: wait) }
-            return try await store.alert(id)
-        } catch {
-            throw Problem(error)
         }
     }
 }

@@ -27,6 +27,13 @@ extension APIHandler {
             return .deferred {
                 self.instrument(await work(), id: id, route: route, method: method, caller: caller, started: started)
             }
+        case .suspended(let start):
+            // Recorded when the responder's reply is carried out, on libmicrohttpd's thread.
+            return .suspended { responder in
+                start(responder.mapping {
+                    self.instrument($0, id: id, route: route, method: method, caller: caller, started: started)
+                })
+            }
         case .stream(var head, let producer):
             record(head.status, id: id, route: route, method: method, caller: caller, started: started)
             head.headers.add("X-Request-Id", id)

@@ -15,6 +15,8 @@ struct APIHandler: HTTPHandler {
     let tokens: AccessTokens
     /// Waiting requests per client (token name or address), and their limit.
     var waits = ClientWaits(limit: 0)
+    /// Bodies of woken long-polls, shared by the waiters woken with the same alert.
+    let renders = WakeRenders()
 
     /// Methods counted by name in metrics and logs; any other is "other", so labels stay bounded.
     static let metricMethods: Set<String> = ["GET", "HEAD", "POST", "DELETE", "PUT", "PATCH", "OPTIONS"]
@@ -96,28 +98,33 @@ struct APIHandler: HTTPHandler {
                 index: try query.index(),
                 wait: try query.wait()
             )
-            return try waiting(self.list(list), if: list.waits, for: request, as: caller)
+            guard let index = list.index, list.wait > .zero else { return self.list(list) }
+            // The store passed the index already: answered at once, no wait, no slot.
+            if case let page?? = store.now({ store in store.index > index ? store.list(list.query) : nil }) {
+                return .response(Self.listResponse(page))
+            }
+            return try waiting(whenChanged(list, index: index), if: list.waits, for: request, as: caller)
         case (.alert(let id), "DELETE"):
             _ = try readable(id, by: caller)
             return dismiss(id)
         case (.alert(let id), _):
             let wait = try query.wait()
             // A read that needs no waiting is answered at once, without suspending the connection.
-            if let alert = try readable(id, by: caller), wait == .zero || alert.result != nil {
-                return .response(.json(200, alert: alert, for: caller))
-            }
-            let waited = later { () async throws(Problem) in try await alert(id, wait: wait, for: caller) }
-            return try waiting(waited, if: wait > .zero, for: request, as: caller)
+            guard let alert = try readable(id, by: caller) else { throw Problem(AlertStoreError.notFound(id)) }
+            if wait == .zero || alert.result != nil { return .response(.json(200, alert: alert, for: caller)) }
+            let renders = self.renders
+            let waited = whenResolved(id, wait: wait) { renders.alert($0, for: caller) }
+            return try waiting(waited, if: true, for: request, as: caller)
         case (.response(let id), "POST"):
             let answer = try AnswerDraft(json: try Self.parse(request.body))
             return self.answer(id, answer, by: caller)
         case (.response(let id), _):
             let wait = try query.wait()
-            if let alert = try readable(id, by: caller), wait == .zero || alert.result != nil {
-                return .response(.json(resultOf: alert, for: caller))
-            }
-            let waited = later { () async throws(Problem) in try await response(id, wait: wait, for: caller) }
-            return try waiting(waited, if: wait > .zero, for: request, as: caller)
+            guard let alert = try readable(id, by: caller) else { throw Problem(AlertStoreError.notFound(id)) }
+            if wait == .zero || alert.result != nil { return .response(.json(resultOf: alert, for: caller)) }
+            let renders = self.renders
+            let waited = whenResolved(id, wait: wait) { renders.result(of: $0, for: caller) }
+            return try waiting(waited, if: true, for: request, as: caller)
         case (.notFound, _):
             throw Problem.unknownPath(request.path)
         }

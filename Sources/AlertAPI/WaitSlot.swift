@@ -20,13 +20,21 @@ final class WaitSlot: Sendable {
     }
 
     /// `reply`, holding this slot until it is over: deferred work may answer with more deferred
-    /// work or a stream, and each captures the slot in turn.
+    /// work or a stream, and each captures the slot in turn. A suspended reply's slot is held by its
+    /// responder's cancel handler, which the transport drops when the request is answered and runs
+    /// when it gives up on it.
     func holding(_ reply: HTTPReply) -> HTTPReply {
         switch reply {
         case .response:
             return reply
         case .deferred(let work):
             return .deferred { self.holding(await work()) }
+        case .suspended(let start):
+            // The transport keeps the cancel handler until the request is answered or given up on.
+            return .suspended { responder in
+                responder.onCancel { withExtendedLifetime(self) {} }
+                start(responder)
+            }
         case .stream(let head, let producer):
             return .stream(head) { stream in
                 await producer(stream)

@@ -44,7 +44,7 @@ extension AlertStore {
             for id in ids {
                 guard let waiter = waiters.removeValue(forKey: id) else { continue }
                 noteStaleDeadline()
-                waiter.continuation.resume(returning: .alert(alert))
+                waiter.wake(.alert(alert))
             }
         }
         while resolvedIndex.count > max(configuration.maxResolved, 0) {

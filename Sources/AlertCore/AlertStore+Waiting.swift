@@ -45,6 +45,64 @@ extension AlertStore {
         }
     }
 
+    /// Calls `wake` once, on the store's executor, when an alert resolves or `timeout` passes: the callback form of
+    /// `waitForResolution`, for a waiter that holds no task (an HTTP long-poll on a suspended connection).
+    ///
+    /// Calls `wake` at once, before returning, when the alert is already resolved or `timeout` is zero or less.
+    /// `wake` runs while the store runs: it must be quick, and must not call the store synchronously.
+    ///
+    /// - Parameters:
+    ///   - id: The alert's id.
+    ///   - timeout: How long to wait at most.
+    ///   - wake: Gets `.alert` (resolved, or still pending when `timeout` passed or the wait was cancelled),
+    ///     `.notFound` (the alert was dropped meanwhile) or `.shuttingDown`.
+    /// - Returns: The ticket that ends the wait early with `cancelWaiter(_:)`.
+    /// - Throws: `AlertStoreError` `notFound`, or `shuttingDown` when the store has shut down and the wait would
+    ///   have to wait; `wake` is not called then.
+    public func whenResolved(
+        _ id: AlertID, timeout: Duration, _ wake: @escaping @Sendable (WaitOutcome) -> Void
+    ) throws(AlertStoreError) -> WaiterTicket {
+        let (sequence, alert) = try record(id)
+        if alert.result != nil || timeout <= .zero {
+            wake(.alert(alert))
+            return .answered
+        }
+        if isShutDown { throw .shuttingDown }
+        return register(.resolution(sequence), timeout: timeout, wake)
+    }
+
+    /// Calls `wake` once, on the store's executor, when the change index passes `index` or `timeout` passes: the
+    /// callback form of `waitForChange`.
+    ///
+    /// Calls `wake` at once, before returning, when the index is already greater or `timeout` is zero or less.
+    /// `wake` runs while the store runs: it must be quick, and must not call the store synchronously.
+    ///
+    /// - Parameters:
+    ///   - index: The index the caller has seen.
+    ///   - timeout: How long to wait at most.
+    ///   - wake: Gets `.index` with the current change index, or `.shuttingDown`.
+    /// - Returns: The ticket that ends the wait early with `cancelWaiter(_:)`.
+    /// - Throws: `AlertStoreError` `shuttingDown` when the store has shut down and the wait would have to wait.
+    public func whenChanged(
+        after index: UInt64, timeout: Duration, _ wake: @escaping @Sendable (WaitOutcome) -> Void
+    ) throws(AlertStoreError) -> WaiterTicket {
+        if changeIndex > index || timeout <= .zero {
+            wake(.index(changeIndex))
+            return .answered
+        }
+        if isShutDown { throw .shuttingDown }
+        return register(.change(after: index), timeout: timeout, wake)
+    }
+
+    /// Ends a wait early, as if its time were up: its `wake` runs now with things as they are (the alert as it is,
+    /// the current index). Does nothing when the wait is over already.
+    ///
+    /// - Parameters:
+    ///   - ticket: What `whenResolved` or `whenChanged` returned.
+    public func cancelWaiter(_ ticket: WaiterTicket) {
+        if timeOut(waiter: ticket.id) { noteStaleDeadline() }
+    }
+
     /// Wakes every waiter with `shuttingDown`; later waits that would suspend throw `shuttingDown` at once.
     /// Creating, answering, expiring and reading go on working. Calling it again does nothing.
     public func shutdown() {
@@ -56,39 +114,48 @@ extension AlertStore {
         changeWaiters = [:]
         for waiter in all.values {
             noteStaleDeadline()
-            waiter.continuation.resume(returning: .shuttingDown)
+            waiter.wake(.shuttingDown)
         }
+    }
+
+    /// A fresh waiter id; ids are never reused, so a late cancellation cannot end another wait.
+    private func takeWaiterID() -> UInt64 {
+        defer { nextWaiterID += 1 }
+        return nextWaiterID
+    }
+
+    /// Adds a waiter and its deadline.
+    private func register(
+        _ target: Waiter.Target, timeout: Duration, id: UInt64? = nil,
+        _ wake: @escaping @Sendable (WaitOutcome) -> Void
+    ) -> WaiterTicket {
+        let id = id ?? takeWaiterID()
+        waiters[id] = Waiter(target: target, wake: wake)
+        switch target {
+        case .resolution(let sequence): resolutionWaiters[sequence, default: []].insert(id)
+        case .change(let after): changeWaiters[after, default: []].insert(id)
+        }
+        schedule(Deadline(instant: .now + min(timeout, Self.longestWait), kind: .waiter(id)))
+        return WaiterTicket(id: id)
     }
 
     /// Suspends the calling task as a waiter until it is woken, times out, or is cancelled.
     private func suspend(for target: Waiter.Target, timeout: Duration) async -> WaitOutcome {
-        let id = nextWaiterID
-        nextWaiterID += 1
-        let deadline = ContinuousClock.now + min(timeout, Self.longestWait)
+        let ticket = WaiterTicket(id: takeWaiterID())
         return await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<WaitOutcome, Never>) in
                 if Task.isCancelled {
                     continuation.resume(returning: currentOutcome(for: target))
                     return
                 }
-                waiters[id] = Waiter(target: target, continuation: continuation)
-                switch target {
-                case .resolution(let sequence): resolutionWaiters[sequence, default: []].insert(id)
-                case .change(let after): changeWaiters[after, default: []].insert(id)
-                }
-                schedule(Deadline(instant: deadline, kind: .waiter(id)))
+                _ = register(target, timeout: timeout, id: ticket.id) { continuation.resume(returning: $0) }
             }
         } onCancel: {
-            Task { await self.cancelWait(id) }
+            Task { await self.cancelWaiter(ticket) }
         }
     }
 
-    /// Ends a wait whose task was cancelled, if still waiting; its heap entry becomes stale.
-    private func cancelWait(_ id: UInt64) {
-        if timeOut(waiter: id) { noteStaleDeadline() }
-    }
-
-    /// Resumes a waiter, if still waiting, with things as they are now (its time is up or its task cancelled).
+    /// Wakes a waiter, if still waiting, with things as they are now (its time is up or its wait cancelled).
     ///
     /// - Returns: Whether the waiter was still waiting.
     @discardableResult
@@ -102,7 +169,7 @@ extension AlertStore {
             changeWaiters[after]?.remove(id)
             if changeWaiters[after]?.isEmpty == true { changeWaiters[after] = nil }
         }
-        waiter.continuation.resume(returning: currentOutcome(for: waiter.target))
+        waiter.wake(currentOutcome(for: waiter.target))
         return true
     }
 

@@ -124,7 +124,7 @@ public actor AlertStore {
         for id in ids {
             guard let waiter = waiters.removeValue(forKey: id) else { continue }
             noteStaleDeadline()
-            waiter.continuation.resume(returning: .index(changeIndex))
+            waiter.wake(.index(changeIndex))
         }
     }
 }

@@ -1,6 +1,6 @@
-/// How a suspended wait ends; the store resumes each waiter with exactly one.
-enum WaitOutcome: Sendable {
-    /// The alert, resolved or (after a timeout or cancellation) still pending.
+/// How a wait ends; the store wakes each waiter with exactly one.
+public enum WaitOutcome: Sendable {
+    /// The alert, resolved or (after a time-out or cancellation) still pending.
     case alert(Alert)
     /// The change index.
     case index(UInt64)

@@ -1,4 +1,5 @@
-/// A suspended `waitForResolution` or `waitForChange` call.
+/// A wait registered with the store: `waitForResolution`/`waitForChange` (an async caller suspended on a continuation)
+/// or `whenResolved`/`whenChanged` (a callback, no task).
 struct Waiter: Sendable {
     /// What the waiter waits for.
     enum Target: Sendable, Equatable {
@@ -10,6 +11,6 @@ struct Waiter: Sendable {
 
     /// What it waits for.
     var target: Target
-    /// Resumed exactly once: the store removes the waiter from its table before resuming it.
-    var continuation: CheckedContinuation<WaitOutcome, Never>
+    /// Called exactly once, on the store's executor: the store removes the waiter from its table before calling it.
+    var wake: @Sendable (WaitOutcome) -> Void
 }

@@ -8,13 +8,13 @@ import Locking
 /// `client` are only touched from libmicrohttpd's handler and completion callbacks for this
 /// connection, which libmicrohttpd never runs concurrently and never while the connection is
 /// suspended. `connection`, `fd` and `startedAt` never change. What other threads touch
-/// (`hand`, `work`) lives behind a mutex; `hand.suspended` says whether `connection` may be
-/// resumed and `fd` peeked at (both are valid while it is set).
+/// (`hand`) lives behind a mutex; `hand.suspended` says whether `connection` may be resumed and
+/// `fd` peeked at (both are valid while it is set).
 final class ConnectionContext: @unchecked Sendable {
     enum Phase {
         /// Headers seen; the body (if any) is arriving.
         case receiving
-        /// Suspended until async work stores a reply and resumes the connection.
+        /// Suspended until deferred work or a responder stores a reply and resumes the connection.
         case suspended
         /// A response was queued.
         case answered
@@ -23,6 +23,8 @@ final class ConnectionContext: @unchecked Sendable {
     /// What crosses threads: the reply of deferred work, and which suspension may be resumed.
     struct Handoff {
         var reply: HTTPReply?
+        /// Applied to `reply` as it is taken (a responder's `mapping`).
+        var transform: (@Sendable (HTTPReply) -> HTTPReply)?
         /// Suspended and not yet resumed: libmicrohttpd keeps the connection and its socket open.
         var suspended = false
         /// Counts suspensions: deferred work resumes only the one it was started for.
@@ -30,6 +32,12 @@ final class ConnectionContext: @unchecked Sendable {
         /// Answered at shutdown: the connection is never suspended or resumed again, so nothing
         /// can resume it once `MHD_stop_daemon` has freed it.
         var forced = false
+        /// The transport gave up on suspension `generation` (hang-up, shutdown): its cancel
+        /// handlers ran, and one added later runs at once.
+        var cancelled = false
+        /// What to run if the transport gives up on suspension `generation` before it is answered:
+        /// cancels its deferred task, or a responder's `onCancel` handlers. Dropped on resume.
+        var onCancel: (@Sendable () -> Void)?
     }
 
     var phase = Phase.receiving
@@ -48,8 +56,6 @@ final class ConnectionContext: @unchecked Sendable {
     let fd: Int32
     /// When the head was complete (the first handler call): the body's deadline counts from here.
     let startedAt = ContinuousClock.now
-    /// The deferred work running while suspended, cancelled when the client hangs up.
-    let work = Lock<Task<Void, Never>?>(nil)
 
     init(connection: OpaquePointer) {
         self.connection = connection
@@ -64,23 +70,72 @@ final class ConnectionContext: @unchecked Sendable {
             guard !hand.forced else { return nil }
             hand.generation += 1
             hand.suspended = true
+            hand.cancelled = false
+            hand.onCancel = nil
             MHD_suspend_connection(connection)
             return hand.generation
         }
     }
 
     /// Stores `reply` and resumes suspension `generation`, unless it was resumed already.
+    /// - Parameter resumed: runs before the resume when this call is the one that resumes.
     /// - Returns: false when another party resumed it first.
     @discardableResult
-    func resume(_ generation: Int, with reply: HTTPReply) -> Bool {
-        let first = hand.withLock { hand -> Bool in
-            guard hand.suspended, hand.generation == generation else { return false }
+    func resume(
+        _ generation: Int, with reply: HTTPReply, transform: (@Sendable (HTTPReply) -> HTTPReply)? = nil,
+        resumed: () -> Void = {}
+    ) -> Bool {
+        let (first, dropped) = hand.withLock { hand -> (Bool, (@Sendable () -> Void)?) in
+            guard hand.suspended, hand.generation == generation else { return (false, nil) }
             hand.reply = reply
+            hand.transform = transform
             hand.suspended = false
-            return true
+            defer { hand.onCancel = nil }
+            return (true, hand.onCancel)
         }
-        if first { MHD_resume_connection(connection) }
-        return first
+        guard first else { return false }
+        resumed()
+        MHD_resume_connection(connection)
+        // Released outside the mutex: what the handlers captured may do work in its deinit.
+        withExtendedLifetime(dropped) {}
+        return true
+    }
+
+    /// Adds `handler` to what runs if the transport gives up on suspension `generation`; runs it at
+    /// once when it did already, drops it when that suspension was answered.
+    func onCancel(_ generation: Int, _ handler: @escaping @Sendable () -> Void) {
+        let now = hand.withLock { hand -> Bool in
+            guard hand.generation == generation else { return false }
+            if hand.cancelled { return true }
+            guard hand.suspended else { return false }
+            if let earlier = hand.onCancel {
+                hand.onCancel = {
+                    earlier()
+                    handler()
+                }
+            } else {
+                hand.onCancel = handler
+            }
+            return false
+        }
+        if now { handler() }
+    }
+
+    /// Whether the transport gave up on suspension `generation`.
+    func isCancelled(_ generation: Int) -> Bool {
+        hand.withLock { $0.generation == generation && $0.cancelled }
+    }
+
+    /// The client hung up while suspended: runs the cancel handlers of the current suspension, once.
+    /// The connection stays suspended until its work or responder answers (to a closed socket).
+    func cancel() {
+        let handlers = hand.withLock { hand -> (@Sendable () -> Void)? in
+            guard hand.suspended, !hand.cancelled else { return nil }
+            hand.cancelled = true
+            defer { hand.onCancel = nil }
+            return hand.onCancel
+        }
+        handlers?()
     }
 
     /// Whether suspension `generation` still waits for its work's reply.
@@ -90,15 +145,21 @@ final class ConnectionContext: @unchecked Sendable {
 
     /// At shutdown: answers with `reply` if suspended, and forbids any later suspend or resume.
     /// A request between deciding to suspend and suspending finds `forced` and answers at once.
+    /// The cancel handlers of the suspension it answered run afterwards.
     func forceAnswer(with reply: HTTPReply) {
-        let resume = hand.withLock { hand -> Bool in
+        let (resume, handlers) = hand.withLock { hand -> (Bool, (@Sendable () -> Void)?) in
             hand.forced = true
-            guard hand.suspended else { return false }
+            guard hand.suspended else { return (false, nil) }
             hand.reply = reply
+            hand.transform = nil
             hand.suspended = false
-            return true
+            let handlers = hand.cancelled ? nil : hand.onCancel
+            hand.cancelled = true
+            hand.onCancel = nil
+            return (true, handlers)
         }
         if resume { MHD_resume_connection(connection) }
+        handlers?()
     }
 
     /// Calls `test` with the socket while the connection is suspended, under the mutex: no
@@ -108,11 +169,16 @@ final class ConnectionContext: @unchecked Sendable {
         hand.withLock { hand in hand.suspended && test(fd) }
     }
 
-    /// Takes the stored reply on the handler call that follows a resume.
+    /// Takes the stored reply on the handler call that follows a resume, transformed.
     func takeReply() -> HTTPReply? {
-        hand.withLock { hand in
-            defer { hand.reply = nil }
-            return hand.reply
+        let (reply, transform) = hand.withLock { hand in
+            defer {
+                hand.reply = nil
+                hand.transform = nil
+            }
+            return (hand.reply, hand.transform)
         }
+        guard let reply else { return nil }
+        return transform.map { $0(reply) } ?? reply
     }
 }

@@ -1,10 +1,15 @@
-/// What a handler does with a request: answer now, or answer after async work.
+/// What a handler does with a request: answer now, or answer after async work or an event.
 public enum HTTPReply: Sendable {
     /// Queue this response at once; the connection is never suspended.
     case response(HTTPResponse)
     /// Suspend the connection, run the work on the Swift concurrency pool, then resume
     /// the connection and carry out the reply it returns. No thread waits meanwhile.
     case deferred(@Sendable () async -> HTTPReply)
+    /// Suspend the connection and call the closure at once, on this thread, with a responder
+    /// that answers the request later, from any thread. No task, no thread waits meanwhile:
+    /// a waiter costs what the application keeps to call the responder. The closure must not
+    /// block; a suspension nobody answers lasts until the server stops.
+    case suspended(@Sendable (HTTPResponder) -> Void)
     /// Send `head` (status and headers) now, then a body produced by `producer` as it goes,
     /// chunked. The producer runs on the Swift concurrency pool; the stream ends when it calls
     /// `finish`, when the client leaves (writes answer `.closed`), or when the server stops.

@@ -21,7 +21,7 @@ extension ServerCore {
         let (suspended, streams) = state.withLock { (Array($0.suspended.values), Array($0.streams.values)) }
         for request in suspended where request.whileSuspended(Self.hungUp) {
             // Cancelled work ends its wait at once and answers; the answer finds the socket closed.
-            request.work.withLock { $0 }?.cancel()
+            request.cancel()
         }
         for stream in streams where stream.whileSuspended(Self.hungUp) { stream.finish() }
     }

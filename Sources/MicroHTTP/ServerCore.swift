@@ -125,7 +125,7 @@ final class ServerCore: Sendable {
         return perform(handler.handle(message), for: request)
     }
 
-    /// Carries out a reply: queue a response, suspend for deferred work, or start a stream.
+    /// Carries out a reply: queue a response, suspend for deferred work or a responder, or start a stream.
     private func perform(_ reply: HTTPReply, for request: ConnectionContext) -> MHD_Result {
         let connection = request.connection
         switch reply {
@@ -133,25 +133,19 @@ final class ServerCore: Sendable {
             request.phase = .answered
             return queue(response, on: connection, close: false)
         case .deferred(let work):
-            let admitted = state.withLock { state -> Bool in
-                guard !state.stopping else { return false }
-                state.suspended[ObjectIdentifier(request)] = request
-                return true
-            }
-            // Not suspended when shutdown has begun answering suspended requests, even a moment ago.
-            guard admitted, let generation = request.suspend() else {
-                state.withLock { _ = $0.suspended.removeValue(forKey: ObjectIdentifier(request)) }
-                request.phase = .answered
-                return queue(handler.response(for: .shuttingDown), on: connection, close: true)
-            }
-            request.phase = .suspended
+            guard let generation = suspend(request) else { return refuseSuspending(request) }
             let task = Task {
                 // Answered by shutdown before the work began: it must not run unanswered.
                 guard request.awaits(generation) else { return }
                 let next = await work()
                 self.resume(request, generation, with: next)
             }
-            request.work.withLock { $0 = task }
+            request.onCancel(generation) { task.cancel() }
+            return .YES
+        case .suspended(let start):
+            guard let generation = suspend(request) else { return refuseSuspending(request) }
+            // No task: the application keeps the responder and answers through it, from any thread.
+            start(HTTPResponder(core: self, request: request, generation: generation))
             return .YES
         case .stream(let head, let producer):
             request.phase = .answered
@@ -165,11 +159,37 @@ final class ServerCore: Sendable {
         }
     }
 
+    /// Suspends the connection and lists it among the suspended requests; nil when shutdown has
+    /// begun answering suspended requests, even a moment ago.
+    private func suspend(_ request: ConnectionContext) -> Int? {
+        let admitted = state.withLock { state -> Bool in
+            guard !state.stopping else { return false }
+            state.suspended[ObjectIdentifier(request)] = request
+            return true
+        }
+        guard admitted, let generation = request.suspend() else {
+            state.withLock { _ = $0.suspended.removeValue(forKey: ObjectIdentifier(request)) }
+            return nil
+        }
+        request.phase = .suspended
+        return generation
+    }
+
+    /// The answer to a reply that would suspend once shutdown forbids it: the handler's `shuttingDown`
+    /// response, closing the connection. The reply's work is dropped unrun.
+    private func refuseSuspending(_ request: ConnectionContext) -> MHD_Result {
+        request.phase = .answered
+        return queue(handler.response(for: .shuttingDown), on: request.connection, close: true)
+    }
+
     /// Stores the reply and resumes suspension `generation` of the connection, once; not when
-    /// shutdown answered it already.
-    func resume(_ request: ConnectionContext, _ generation: Int, with reply: HTTPReply) {
-        state.withLock { _ = $0.suspended.removeValue(forKey: ObjectIdentifier(request)) }
-        request.resume(generation, with: reply)
+    /// shutdown answered it already, or another party did.
+    func resume(_ request: ConnectionContext, _ generation: Int, with reply: HTTPReply,
+                transform: (@Sendable (HTTPReply) -> HTTPReply)? = nil) {
+        request.resume(generation, with: reply, transform: transform) {
+            // Only by the party that resumes: a late reply must not unlist a later suspension.
+            state.withLock { _ = $0.suspended.removeValue(forKey: ObjectIdentifier(request)) }
+        }
     }
 
     /// Resumes every suspended connection with the handler's `shuttingDown` response; none

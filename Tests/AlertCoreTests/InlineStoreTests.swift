@@ -76,6 +76,15 @@ struct InlineStoreTests {
         #expect(answered?.buttonTitle == "Yes")
         #expect(try await waiter.value.result?.buttonTitle == "Yes")
     }
+
+    @Test("inline work that asks for inline work again on its own thread is told at once that the store is busy")
+    func nested() {
+        let store = AlertStore()
+        let started = ContinuousClock.now
+        let inner = store.now { _ in store.now { _ in 1 } }
+        #expect(inner == .some(nil))
+        #expect(ContinuousClock.now - started < .seconds(1))
+    }
 }
 
 /// A thread-safe count.

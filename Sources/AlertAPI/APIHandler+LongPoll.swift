@@ -1,0 +1,86 @@
+import AlertCore
+import MicroHTTP
+
+/// Long-polls that wait on the store with a callback, not a task: `GET /v1/alerts/{id}?wait=`, its
+/// `/response?wait=`, and `GET /v1/alerts?index=&wait=`. The connection is suspended
+/// (`HTTPReply.suspended`); the store keeps the waiter's wake closure, which answers through the
+/// responder. A waiting request costs its connection, the responder and the closures, no task and
+/// no async frames (docs/DESIGN.md, "Waiting").
+extension APIHandler {
+    /// Waits on a suspended connection until the alert resolves or `wait` passes, then answers
+    /// with `render` of the alert (404 when it was dropped meanwhile, 503 at shutdown).
+    /// - Parameters:
+    ///   - id: the alert.
+    ///   - wait: the most time to wait, > 0.
+    ///   - render: the response for the alert as the wait ends; runs on the store's executor.
+    func whenResolved(_ id: AlertID, wait: Duration, render: @escaping @Sendable (Alert) -> HTTPResponse)
+        -> HTTPReply
+    {
+        let store = self.store
+        return .suspended { responder in
+            let wake: @Sendable (WaitOutcome) -> Void = { outcome in
+                switch outcome {
+                case .alert(let alert): responder.respond(.response(render(alert)))
+                case .index, .notFound: responder.respond(.response(Problem(AlertStoreError.notFound(id)).response))
+                case .shuttingDown: responder.respond(.response(Problem.shuttingDown.response))
+                }
+            }
+            Self.register(responder, on: store) { store throws(AlertStoreError) in
+                try store.whenResolved(id, timeout: wait, wake)
+            }
+        }
+    }
+
+    /// Waits on a suspended connection until the store passes `index` or `wait` passes, then lists.
+    /// The page is read and written on a task: a wake must be quick, a page may be long.
+    func whenChanged(_ request: ListRequest, index: UInt64) -> HTTPReply {
+        let store = self.store
+        let query = request.query
+        let wait = request.wait
+        return .suspended { responder in
+            let wake: @Sendable (WaitOutcome) -> Void = { outcome in
+                guard case .index = outcome else {
+                    responder.respond(.response(Problem.shuttingDown.response))
+                    return
+                }
+                Task { responder.respond(.response(Self.listResponse(await store.list(query)))) }
+            }
+            Self.register(responder, on: store) { store throws(AlertStoreError) in
+                try store.whenChanged(after: index, timeout: wait, wake)
+            }
+        }
+    }
+
+    /// Registers a callback waiter on the store at once when it is idle, else from a short task, and
+    /// has the transport cancel it when the client hangs up or the server gives up on the request.
+    /// A registration that fails answers the request with its problem.
+    private static func register(
+        _ responder: HTTPResponder, on store: AlertStore,
+        _ work: @escaping @Sendable (isolated AlertStore) throws(AlertStoreError) -> WaiterTicket
+    ) {
+        do {
+            if let ticket = try store.now(work) {
+                responder.onCancel { cancel(ticket, on: store) }
+                return
+            }
+        } catch {
+            responder.respond(.response(Problem(error).response))
+            return
+        }
+        Task {
+            do throws(AlertStoreError) {
+                let ticket = try await store.run(work)
+                responder.onCancel { cancel(ticket, on: store) }
+            } catch {
+                responder.respond(.response(Problem(error).response))
+            }
+        }
+    }
+
+    /// Ends a waiter early: its wake answers with things as they are, to a client that is gone or
+    /// was answered by the transport already.
+    private static func cancel(_ ticket: WaiterTicket, on store: AlertStore) {
+        guard store.now({ $0.cancelWaiter(ticket) }) == nil else { return }
+        Task { await store.cancelWaiter(ticket) }
+    }
+}

@@ -1,0 +1,71 @@
+/// Answers a request that `HTTPReply.suspended` put on hold, later, from any thread, exactly once.
+///
+/// The connection waits suspended, holding no thread and no task: the application keeps the
+/// responder wherever it keeps its waiters and calls `respond(_:)` when it has the answer. The
+/// first call wins; later ones do nothing. When the transport gives up on the request (the client
+/// hung up, or the server stops and answers it itself), the `onCancel(_:)` handlers run, so the
+/// application can drop its waiter; the application may still respond, which then does nothing
+/// or answers a client that is gone.
+///
+/// ```swift
+/// return .suspended { responder in
+///     let ticket = waiters.add { value in responder.respond(.response(.text(200, value))) }
+///     responder.onCancel { waiters.remove(ticket) }
+/// }
+/// ```
+public final class HTTPResponder: Sendable {
+    private let core: ServerCore
+    private let request: ConnectionContext
+    /// The suspension this responder answers; a later suspension of the same request is not its to answer.
+    private let generation: Int
+    /// Applied to the reply that wins, on the connection's thread as it is carried out; see `mapping(_:)`.
+    private let transform: (@Sendable (HTTPReply) -> HTTPReply)?
+
+    init(core: ServerCore, request: ConnectionContext, generation: Int,
+         transform: (@Sendable (HTTPReply) -> HTTPReply)? = nil) {
+        self.core = core
+        self.request = request
+        self.generation = generation
+        self.transform = transform
+    }
+
+    /// Answers the request: resumes its connection and carries out `reply` as if the handler had
+    /// returned it (a response, more deferred or suspended work, a stream). Only the first call
+    /// counts; later calls, and calls after shutdown answered the request itself, do nothing.
+    /// Safe from any thread, and from inside the `.suspended` closure itself.
+    /// - Parameter reply: the answer.
+    public func respond(_ reply: HTTPReply) {
+        core.resume(request, generation, with: reply, transform: transform)
+    }
+
+    /// Adds a handler run once if the transport gives up on the request before it is answered:
+    /// the client hung up (noticed by the watchdog within about half a second), or the server is
+    /// stopping and answered it with the handler's `shuttingDown` response. When that happened
+    /// already, `handler` runs at once, on this thread; once the request is answered it never
+    /// runs and is released. Handlers run on the transport's threads: keep them short.
+    ///
+    /// After a hang-up the connection stays suspended until `respond` is called (the reply goes to
+    /// a client that is gone or stopped sending): a handler should make that happen soon, or the
+    /// connection is held until the server stops.
+    /// - Parameter handler: ends whatever would answer the request (a waiter, a timer).
+    public func onCancel(_ handler: @escaping @Sendable () -> Void) {
+        request.onCancel(generation, handler)
+    }
+
+    /// Whether the transport gave up on the request (see `onCancel(_:)`).
+    public var isCancelled: Bool {
+        request.isCancelled(generation)
+    }
+
+    /// A responder for the same request whose reply passes through `transform` before it is
+    /// carried out: for wrappers that tag, count or log a reply they do not produce themselves.
+    /// `transform` runs once, for the reply that wins, on libmicrohttpd's thread as it carries the
+    /// reply out (not on the thread that responds); not for the transport's own answer at shutdown.
+    /// - Parameter transform: rewrites the reply.
+    public func mapping(_ transform: @escaping @Sendable (HTTPReply) -> HTTPReply) -> HTTPResponder {
+        guard let previous = self.transform else {
+            return HTTPResponder(core: core, request: request, generation: generation, transform: transform)
+        }
+        return HTTPResponder(core: core, request: request, generation: generation) { previous(transform($0)) }
+    }
+}
