@@ -17,19 +17,34 @@ import Darwin
 /// starts another request: `requestStarted` says so under the same lock, so a request whose head
 /// completes at that very moment is closed unanswered and is never run.
 final class ConnectionTracker: Sendable {
-    struct Entry {
+    /// One open connection. Its state has a lock of its own, so the per-request calls of two
+    /// libmicrohttpd threads never contend; the tracker's table is locked only when a connection
+    /// opens or closes, and by the watchdog.
+    final class Entry: Sendable {
+        struct State {
+            /// When the connection last went idle: accepted, or its previous request completed.
+            var idleSince: ContinuousClock.Instant
+            /// When the request line of the request now arriving was read.
+            var headStarted: ContinuousClock.Instant?
+            /// From the first handler call (head complete) to the request's completion.
+            var busy = false
+            /// Answered 408 and shut down by `sweep`, or sent end-of-stream at shutdown: no request
+            /// may start on it any more.
+            var givenUp = false
+            /// libmicrohttpd is closing it: `fd` may be closed, and reused, from now on.
+            var closed = false
+        }
+
         let fd: Int32
         /// The client's IP address as text.
         let client: String?
-        /// When the connection last went idle: accepted, or its previous request completed.
-        var idleSince: ContinuousClock.Instant
-        /// When the request line of the request now arriving was read.
-        var headStarted: ContinuousClock.Instant?
-        /// From the first handler call (head complete) to the request's completion.
-        var busy = false
-        /// Answered 408 and shut down by `sweep`, or sent end-of-stream at shutdown: no request
-        /// may start on it any more.
-        var givenUp = false
+        let state: Lock<State>
+
+        init(fd: Int32, client: String?) {
+            self.fd = fd
+            self.client = client
+            state = Lock(State(idleSince: .now))
+        }
     }
 
     /// Whether a request whose head is complete may run.
@@ -40,8 +55,7 @@ final class ConnectionTracker: Sendable {
         case refused
     }
 
-    private let entries = Lock([Int: Entry]())
-    private let ids = Lock(0)
+    private let entries = Lock([ObjectIdentifier: Entry]())
     let idleSeconds: Int
     let headerSeconds: Int
 
@@ -50,44 +64,47 @@ final class ConnectionTracker: Sendable {
         headerSeconds = headerTimeout
     }
 
-    /// Registers a connection just accepted; returns its id (never 0).
-    func opened(fd: Int32, client: String?) -> Int {
-        let id = ids.withLock { next in
-            next += 1
-            return next
-        }
-        entries.withLock { $0[id] = Entry(fd: fd, client: client, idleSince: .now) }
-        return id
+    /// Registers a connection just accepted; the entry goes in the socket context (retained there
+    /// until `closed`).
+    func opened(fd: Int32, client: String?) -> Entry {
+        let entry = Entry(fd: fd, client: client)
+        entries.withLock { $0[ObjectIdentifier(entry)] = entry }
+        return entry
     }
 
-    func closed(_ id: Int) {
-        entries.withLock { _ = $0.removeValue(forKey: id) }
+    /// libmicrohttpd is about to close the connection: nothing touches its socket after this.
+    func closed(_ entry: Entry) {
+        entry.state.withLock { $0.closed = true }
+        entries.withLock { _ = $0.removeValue(forKey: ObjectIdentifier(entry)) }
     }
 
     /// The request line is in: the head's deadline starts.
-    func headStarted(_ id: Int) {
-        entries.withLock { $0[id]?.headStarted = .now }
+    func headStarted(_ entry: Entry) {
+        entry.state.withLock { $0.headStarted = .now }
     }
 
     /// The head is complete and the handler has the request: from now on `sweep` and
     /// `finishIdle` leave the connection alone, unless they gave up on it already.
-    func requestStarted(_ id: Int) -> Start {
-        entries.withLock { entries in
-            guard let entry = entries[id] else { return .accepted(client: nil) }
-            if entry.givenUp { return .refused }
-            entries[id]?.busy = true
+    func requestStarted(_ entry: Entry) -> Start {
+        entry.state.withLock { state in
+            if state.givenUp { return .refused }
+            state.busy = true
             return .accepted(client: entry.client)
         }
     }
 
     /// The response was sent (or the request aborted): the connection is idle again.
-    func requestCompleted(_ id: Int) {
-        entries.withLock { entries in
-            guard entries[id] != nil else { return }
-            entries[id]?.busy = false
-            entries[id]?.headStarted = nil
-            entries[id]?.idleSince = .now
+    func requestCompleted(_ entry: Entry) {
+        entry.state.withLock { state in
+            state.busy = false
+            state.headStarted = nil
+            state.idleSince = .now
         }
+    }
+
+    /// The open connections now; each entry's own lock says whether it is still open.
+    private var open: [Entry] {
+        entries.withLock { Array($0.values) }
     }
 
     /// Answers 408 and shuts down every connection whose request head is overdue. libmicrohttpd
@@ -101,22 +118,23 @@ final class ConnectionTracker: Sendable {
     @discardableResult
     func sweep(headTimeout: [UInt8], lineTimeout: [UInt8]) -> Int {
         let now = ContinuousClock.now
-        return entries.withLock { entries in
-            var cut = 0
-            for (id, entry) in entries where !entry.busy && !entry.givenUp {
-                let deadline = entry.headStarted.map { $0 + .seconds(headerSeconds) }
-                    ?? entry.idleSince + .seconds(idleSeconds + headerSeconds)
-                guard now > deadline else { continue }
-                let answer = entry.headStarted == nil ? lineTimeout : headTimeout
+        var cut = 0
+        for entry in open {
+            entry.state.withLock { state in
+                guard !state.busy, !state.givenUp, !state.closed else { return }
+                let deadline = state.headStarted.map { $0 + .seconds(headerSeconds) }
+                    ?? state.idleSince + .seconds(idleSeconds + headerSeconds)
+                guard now > deadline else { return }
+                let answer = state.headStarted == nil ? lineTimeout : headTimeout
                 _ = answer.withUnsafeBytes {
                     send(entry.fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT))
                 }
                 shutdown(entry.fd, Int32(SHUT_RDWR))
-                entries[id]?.givenUp = true
+                state.givenUp = true
                 cut += 1
             }
-            return cut
         }
+        return cut
     }
 
     /// At shutdown: sends end-of-stream on every idle connection (no request in progress), so
@@ -124,24 +142,25 @@ final class ConnectionTracker: Sendable {
     /// a request already on its way is read (and closed unanswered, never run), not answered
     /// with a reset.
     func finishIdle() {
-        entries.withLock { entries in
-            for (id, entry) in entries where !entry.busy && !entry.givenUp && entry.headStarted == nil {
+        for entry in open {
+            entry.state.withLock { state in
+                guard !state.busy, !state.givenUp, !state.closed, state.headStarted == nil else { return }
                 shutdown(entry.fd, Int32(SHUT_WR))
-                entries[id]?.givenUp = true
+                state.givenUp = true
             }
         }
     }
 
     /// Just before libmicrohttpd stops: no request may start any more, on any connection.
     func refuseAll() {
-        entries.withLock { entries in
-            for id in entries.keys { entries[id]?.givenUp = true }
+        for entry in open {
+            entry.state.withLock { $0.givenUp = true }
         }
     }
 
     /// Connections given up on and not busy that are still open: their clients have not closed
     /// them yet.
     var lingering: Int {
-        entries.withLock { entries in entries.values.count { $0.givenUp && !$0.busy } }
+        open.count { entry in entry.state.withLock { $0.givenUp && !$0.busy && !$0.closed } }
     }
 }

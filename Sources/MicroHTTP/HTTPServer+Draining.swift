@@ -20,7 +20,7 @@ extension HTTPServer {
             return true
         }
         guard first else { return }
-        core.state.withLock { $0.draining = true }
+        core.draining.store(true, ordering: .relaxed)
         let listener = MHD_quiesce_daemon(daemon.pointer)
         if listener >= 0 {
             _ = CMicroHTTPD_stop_handshakes(listener)
@@ -84,7 +84,7 @@ extension HTTPServer {
         core.tracker.finishIdle()
         await waitUntil(.now + Self.idleCloseGrace) { core.tracker.lingering == 0 }
         core.tracker.refuseAll()
-        await waitUntil(.now + .seconds(1)) { core.state.withLock { $0.inFlight == 0 } }
+        await waitUntil(.now + .seconds(1)) { core.inFlight.load(ordering: .relaxed) == 0 }
     }
 
     /// Lets nothing suspend any more, answers every suspended request with the handler's
@@ -98,7 +98,7 @@ extension HTTPServer {
 
     /// No request is suspended, streaming, or between its head and its completion.
     private var isIdle: Bool {
-        core.state.withLock { $0.suspended.isEmpty && $0.streams.isEmpty && $0.inFlight == 0 }
+        core.inFlight.load(ordering: .relaxed) == 0 && core.state.withLock { $0.suspended.isEmpty && $0.streams.isEmpty }
     }
 
     private func waitUntil(_ deadline: ContinuousClock.Instant, _ done: () -> Bool) async {

@@ -23,8 +23,8 @@ enum MHDCallbacks {
     static let completed: MHD_RequestCompletedCallback = { cls, connection, context, _ in
         guard let cls else { return }
         let core = Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue()
-        if let connection, let id = CMicroHTTPD_socket_context(connection) {
-            core.tracker.requestCompleted(Int(bitPattern: id))
+        if let connection, let raw = CMicroHTTPD_socket_context(connection) {
+            core.tracker.requestCompleted(Unmanaged<ConnectionTracker.Entry>.fromOpaque(raw).takeUnretainedValue())
         }
         guard let context, let raw = context.pointee else { return }
         context.pointee = nil
@@ -39,10 +39,12 @@ enum MHDCallbacks {
         let tracker = Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue().tracker
         if code.rawValue == 0 {  // MHD_CONNECTION_NOTIFY_STARTED
             let client = CMicroHTTPD_client_address(connection).flatMap(SocketAddress.text(of:))
-            let id = tracker.opened(fd: CMicroHTTPD_connection_fd(connection), client: client)
-            socketContext.pointee = UnsafeMutableRawPointer(bitPattern: id)
+            let entry = tracker.opened(fd: CMicroHTTPD_connection_fd(connection), client: client)
+            socketContext.pointee = Unmanaged.passRetained(entry).toOpaque()
         } else if let raw = socketContext.pointee {
-            tracker.closed(Int(bitPattern: raw))
+            let entry = Unmanaged<ConnectionTracker.Entry>.fromOpaque(raw)
+            tracker.closed(entry.takeUnretainedValue())
+            entry.release()
             socketContext.pointee = nil
         }
     }
@@ -52,7 +54,8 @@ enum MHDCallbacks {
     static let requestLine: @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<CChar>?, OpaquePointer?)
         -> UnsafeMutableRawPointer? = { cls, _, connection in
             guard let cls, let connection, let raw = CMicroHTTPD_socket_context(connection) else { return nil }
-            Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue().tracker.headStarted(Int(bitPattern: raw))
+            let entry = Unmanaged<ConnectionTracker.Entry>.fromOpaque(raw).takeUnretainedValue()
+            Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue().tracker.headStarted(entry)
             return nil
         }
 

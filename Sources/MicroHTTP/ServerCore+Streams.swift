@@ -1,4 +1,5 @@
 import CMicroHTTPD
+import Synchronization
 
 extension ServerCore {
     /// Queues a chunked response whose body `producer` writes, then starts the producer.
@@ -20,11 +21,8 @@ extension ServerCore {
         for field in head.headers {
             MHD_add_response_header(response, field.name, field.value)
         }
-        let draining = state.withLock { state -> Bool in
-            state.streams[ObjectIdentifier(stream)] = stream
-            return state.draining
-        }
-        if draining { MHD_add_response_header(response, "Connection", "close") }
+        state.withLock { $0.streams[ObjectIdentifier(stream)] = stream }
+        if draining.load(ordering: .relaxed) { MHD_add_response_header(response, "Connection", "close") }
         let queued = MHD_queue_response(connection, UInt32(head.status), response)
         let task = Task { await producer(stream) }
         stream.producer.withLock { $0 = task }

@@ -1,5 +1,6 @@
 import CMicroHTTPD
 import Locking
+import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -15,10 +16,6 @@ final class ServerCore: Sendable {
         var suspended: [ObjectIdentifier: ConnectionContext] = [:]
         /// Streamed responses still open.
         var streams: [ObjectIdentifier: HTTPBodyStream] = [:]
-        /// Requests between their first handler call and their completion callback.
-        var inFlight = 0
-        /// Set once shutdown starts: every response then closes its connection.
-        var draining = false
         /// Set just before the last pass that answers suspended requests: nothing may suspend after it,
         /// since `MHD_stop_daemon` aborts while any connection is suspended.
         var stopping = false
@@ -31,6 +28,12 @@ final class ServerCore: Sendable {
     let maxHeaderBytes: Int
     let bodyTimeout: Int
     let state = Lock(State())
+    /// Requests between their first handler call and their completion callback. Atomic, as is
+    /// `draining`: every request touches both, and a lock shared by the libmicrohttpd threads
+    /// made them wait on each other.
+    let inFlight = Atomic<Int>(0)
+    /// Set once shutdown starts: every response then closes its connection.
+    let draining = Atomic<Bool>(false)
     /// Every open connection, for the head deadline and a gentle close at shutdown.
     let tracker: ConnectionTracker
 
@@ -58,16 +61,17 @@ final class ServerCore: Sendable {
             // First call: headers are in. Queue nothing here unless refusing the body:
             // a response queued now makes libmicrohttpd 0.9.75 close keep-alive connections.
             var client: String?
-            if let id = CMicroHTTPD_socket_context(connection) {
+            if let raw = CMicroHTTPD_socket_context(connection) {
                 // Cut by the watchdog or sent end-of-stream at shutdown as the head completed:
                 // close without running the request, whose answer could not reach the client.
-                guard case .accepted(let address) = tracker.requestStarted(Int(bitPattern: id)) else { return .NO }
+                let entry = Unmanaged<ConnectionTracker.Entry>.fromOpaque(raw).takeUnretainedValue()
+                guard case .accepted(let address) = tracker.requestStarted(entry) else { return .NO }
                 client = address
             }
             let fresh = ConnectionContext(connection: connection)
             fresh.client = client
             context.pointee = Unmanaged.passRetained(fresh).toOpaque()
-            state.withLock { $0.inFlight += 1 }
+            inFlight.add(1, ordering: .relaxed)
             if let refusal = refusal(of: connection, url: url) {
                 fresh.phase = .answered
                 return queue(handler.response(for: refusal), on: connection, close: true)
@@ -204,7 +208,7 @@ final class ServerCore: Sendable {
     }
 
     func requestCompleted() {
-        state.withLock { $0.inFlight -= 1 }
+        inFlight.subtract(1, ordering: .relaxed)
     }
 
     /// Creates, fills and queues a libmicrohttpd response.
@@ -218,7 +222,7 @@ final class ServerCore: Sendable {
         for field in response.headers {
             MHD_add_response_header(created, field.name, field.value)
         }
-        if close || state.withLock({ $0.draining }) {
+        if close || draining.load(ordering: .relaxed) {
             MHD_add_response_header(created, "Connection", "close")
         }
         return MHD_queue_response(connection, UInt32(response.status), created)
