@@ -12,8 +12,9 @@ public struct HTTPServerConfiguration: Sendable {
     /// Most simultaneous connections from one client address (0: no limit). Connections beyond
     /// it are closed as soon as they are accepted, so one client cannot take every slot.
     public var perClientConnectionLimit: Int = 1024
-    /// Memory libmicrohttpd may use per connection for headers and buffers, in bytes.
-    public var connectionMemory: Int = 16 * 1024
+    /// Memory libmicrohttpd may use per connection for headers and buffers, in bytes. It zeroes all
+    /// of it after every request on a kept-alive connection, so this is what each costs resident.
+    public var connectionMemory: Int = 8 * 1024
     /// Seconds an idle connection is kept open (suspended connections are not idle).
     public var idleTimeout: Int = 30
     /// Seconds a request head may take once its request line is in; then the connection is
@@ -25,10 +26,10 @@ public struct HTTPServerConfiguration: Sendable {
     public var bodyTimeout: Int = 10
     /// Largest request target (path and query) the handler sees; longer ones get the handler's
     /// 414. Targets longer than `connectionMemory` allows get libmicrohttpd's own 414 page.
-    public var maxURLBytes: Int = 8 * 1024
+    public var maxURLBytes: Int = 4 * 1024
     /// Largest total of header lines the handler sees; more gets the handler's 431. Heads larger
     /// than `connectionMemory` allows get libmicrohttpd's own 431 page.
-    public var maxHeaderBytes: Int = 8 * 1024
+    public var maxHeaderBytes: Int = 4 * 1024
     /// Largest request body accepted; larger ones get the handler's 413.
     public var maxBodySize: Int = 64 * 1024
     /// Bytes a streamed response may buffer for a slow client before writes answer `.full`.

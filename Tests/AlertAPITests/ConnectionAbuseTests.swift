@@ -54,11 +54,11 @@ struct ConnectionAbuseTests {
             let hugeHeader = try await Self.answer(
                 to: Self.get("/healthz", headers: "X-Big: \(String(repeating: "b", count: 100_000))\r\n"), port: port)
             #expect(hugeHeader.status == 431)
-            // Within libmicrohttpd's memory but past --max-url-bytes / --max-header-bytes (8 KiB): alertd answers.
-            let longURL = try await Self.answer(to: Self.get("/healthz?q=" + String(repeating: "a", count: 10_000)),
+            // Within libmicrohttpd's memory but past --max-url-bytes / --max-header-bytes (4 KiB): alertd answers.
+            let longURL = try await Self.answer(to: Self.get("/healthz?q=" + String(repeating: "a", count: 5_000)),
                                                 port: port)
             _ = expectProblem(longURL, 414, type: "urn:alertd:problem:uri-too-long")
-            let bigHeader = "X-Big: \(String(repeating: "v", count: 9_000))\r\n"
+            let bigHeader = "X-Big: \(String(repeating: "v", count: 4_500))\r\n"
             let bigHeaders = try await Self.answer(to: Self.get("/healthz", headers: bigHeader), port: port)
             _ = expectProblem(bigHeaders, 431, type: "urn:alertd:problem:headers-too-large")
             try await server.expectStillServing()
