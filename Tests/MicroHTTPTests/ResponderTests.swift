@@ -65,6 +65,7 @@ struct ResponderTests {
             #expect(late.value == 1, "a handler added after the cancel runs at once")
             #expect(server.suspendedRequests == 1, "still suspended: the application answers")
             responder.respond(.response(.text(200, "gone")))
+            probe.releaseHeld()
             while server.suspendedRequests > 0, ContinuousClock.now - hungUp < TestTime.bound(.seconds(3)) {
                 try await Task.sleep(for: .milliseconds(10))
             }
@@ -87,6 +88,7 @@ struct ResponderTests {
         #expect(server.suspendedRequests == 0)
         // Too late: the transport answered; this does nothing.
         probe.held?.respond(.response(.text(200, "late")))
+        probe.releaseHeld()
     }
 
     @Test("an answered request drops its cancel handlers unrun, releasing what they hold")
@@ -117,6 +119,9 @@ final class ResponderProbe: HTTPHandler, @unchecked Sendable {
 
     var cancelled: Int { lock.withLock { state.cancelled } }
     var held: HTTPResponder? { lock.withLock { state.held } }
+
+    /// Lets go of the held responder: it holds the server's core, which holds this handler.
+    func releaseHeld() { lock.withLock { state.held = nil } }
     var tokensAlive: Int { tokens.value }
 
     func handle(_ request: HTTPRequest) -> HTTPReply {
