@@ -51,19 +51,14 @@ struct ConnectionGuardTests {
                 return wire
             }
             let watch = ContinuousClock.now
-            while server.suspendedRequests == 0, ContinuousClock.now - watch < TestTime.bound(.seconds(5)) {
-                try await Task.sleep(for: .milliseconds(5))
-            }
+            try await poll(while: { server.suspendedRequests == 0 }, since: watch, upTo: TestTime.bound(.seconds(5)),
+                                   every: .milliseconds(5))
             #expect(server.suspendedRequests == 1)
             wire.hangUp()
             let hungUp = ContinuousClock.now
-            while probe.cancelled == 0, ContinuousClock.now - hungUp < TestTime.bound(.seconds(3)) {
-                try await Task.sleep(for: .milliseconds(10))
-            }
+            try await poll(while: { probe.cancelled == 0 }, since: hungUp, upTo: TestTime.bound(.seconds(3)))
             #expect(probe.cancelled == 1, "noticed by the watchdog within about half a second, not at the deadline")
-            while server.suspendedRequests > 0, ContinuousClock.now - hungUp < TestTime.bound(.seconds(3)) {
-                try await Task.sleep(for: .milliseconds(10))
-            }
+            try await poll(while: { server.suspendedRequests > 0 }, since: hungUp, upTo: TestTime.bound(.seconds(3)))
             #expect(server.suspendedRequests == 0)
         }
     }
@@ -71,9 +66,7 @@ struct ConnectionGuardTests {
     @Test("a request sent on an idle keep-alive connection as shutdown closes it is never run")
     func requestRacingShutdownIsNotRun() async throws {
         let probe = ProbeHandler()
-        var configuration = HTTPServerConfiguration()
-        configuration.port = 0
-        let server = try HTTPServer(configuration: configuration, handler: probe)
+        let server = try startTestServer(handler: probe)
         let wire = try await Wire.run(port: server.port) { wire in
             try wire.send("GET /now HTTP/1.1\r\nHost: x\r\n\r\n")
             _ = try wire.readResponse()

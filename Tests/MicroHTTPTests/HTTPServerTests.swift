@@ -98,9 +98,7 @@ struct HTTPServerTests {
 
     @Test("shutdown answers work that never finishes with the handler's 503, and does not crash")
     func shutdownWithSuspended() async throws {
-        var configuration = HTTPServerConfiguration()
-        configuration.port = 0
-        let server = try HTTPServer(configuration: configuration, handler: EchoHandler())
+        let server = try startTestServer()
         let port = server.port
         async let stuck = RawHTTP.exchange(RawHTTP.request("GET", "/never"), port: port, timeout: 10)
         while server.suspendedRequests == 0 { try await Task.sleep(for: .milliseconds(5)) }
@@ -124,9 +122,7 @@ struct HTTPServerTests {
 
     @Test("shutdown ends open streams instead of aborting on their suspended connections")
     func shutdownEndsStreams() async throws {
-        var configuration = HTTPServerConfiguration()
-        configuration.port = 0
-        let server = try HTTPServer(configuration: configuration, handler: EchoHandler())
+        let server = try startTestServer()
         async let endless = RawHTTP.exchange(RawHTTP.request("GET", "/stream?n=0"), port: server.port, timeout: 10)
         while server.openStreams == 0 { try await Task.sleep(for: .milliseconds(5)) }
         await server.shutdown(grace: .milliseconds(200))

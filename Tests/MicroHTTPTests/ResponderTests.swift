@@ -46,16 +46,13 @@ struct ResponderTests {
                 return wire
             }
             let watch = ContinuousClock.now
-            while server.suspendedRequests == 0, ContinuousClock.now - watch < TestTime.bound(.seconds(5)) {
-                try await Task.sleep(for: .milliseconds(5))
-            }
+            try await poll(while: { server.suspendedRequests == 0 }, since: watch, upTo: TestTime.bound(.seconds(5)),
+                                   every: .milliseconds(5))
             let responder = try #require(probe.held)
             #expect(!responder.isCancelled)
             wire.hangUp()
             let hungUp = ContinuousClock.now
-            while probe.cancelled == 0, ContinuousClock.now - hungUp < TestTime.bound(.seconds(3)) {
-                try await Task.sleep(for: .milliseconds(10))
-            }
+            try await poll(while: { probe.cancelled == 0 }, since: hungUp, upTo: TestTime.bound(.seconds(3)))
             #expect(probe.cancelled == 1, "noticed by the watchdog within about half a second")
             #expect(responder.isCancelled)
             try await Task.sleep(for: .milliseconds(700))
@@ -66,9 +63,7 @@ struct ResponderTests {
             #expect(server.suspendedRequests == 1, "still suspended: the application answers")
             responder.respond(.response(.text(200, "gone")))
             probe.releaseHeld()
-            while server.suspendedRequests > 0, ContinuousClock.now - hungUp < TestTime.bound(.seconds(3)) {
-                try await Task.sleep(for: .milliseconds(10))
-            }
+            try await poll(while: { server.suspendedRequests > 0 }, since: hungUp, upTo: TestTime.bound(.seconds(3)))
             #expect(server.suspendedRequests == 0)
         }
     }
@@ -76,9 +71,7 @@ struct ResponderTests {
     @Test("shutdown answers a suspended reply with the handler's 503 and runs its cancel handlers")
     func shutdownAnswers() async throws {
         let probe = ResponderProbe()
-        var configuration = HTTPServerConfiguration()
-        configuration.port = 0
-        let server = try HTTPServer(configuration: configuration, handler: probe)
+        let server = try startTestServer(handler: probe)
         async let held = RawHTTP.exchange(RawHTTP.request("GET", "/held"), port: server.port, timeout: 10)
         while server.suspendedRequests == 0 { try await Task.sleep(for: .milliseconds(5)) }
         await server.shutdown(grace: .milliseconds(200))
@@ -99,9 +92,8 @@ struct ResponderTests {
             #expect(response.text == "first")
             #expect(probe.cancelled == 0)
             let answered = ContinuousClock.now
-            while probe.tokensAlive > 0, ContinuousClock.now - answered < TestTime.bound(.seconds(2)) {
-                try await Task.sleep(for: .milliseconds(5))
-            }
+            try await poll(while: { probe.tokensAlive > 0 }, since: answered, upTo: TestTime.bound(.seconds(2)),
+                                   every: .milliseconds(5))
             #expect(probe.tokensAlive == 0, "the cancel handler's captures are gone once the request is answered")
         }
     }

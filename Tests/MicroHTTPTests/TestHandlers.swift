@@ -39,16 +39,23 @@ struct EchoHandler: HTTPHandler {
     }
 }
 
+/// Starts an `HTTPServer` on port 0 with `handler` (`EchoHandler` by default); the caller shuts it down.
+func startTestServer(
+    handler: any HTTPHandler = EchoHandler(), _ configure: (inout HTTPServerConfiguration) -> Void = { _ in }
+) throws -> HTTPServer {
+    var configuration = HTTPServerConfiguration()
+    configuration.port = 0
+    configure(&configuration)
+    return try HTTPServer(configuration: configuration, handler: handler)
+}
+
 /// Starts an `HTTPServer` on port 0 with `handler` (`EchoHandler` by default), runs `body`, shuts it down.
 func withEchoServer(
     handler: any HTTPHandler = EchoHandler(),
     _ configure: (inout HTTPServerConfiguration) -> Void = { _ in },
     _ body: (HTTPServer) async throws -> Void
 ) async throws {
-    var configuration = HTTPServerConfiguration()
-    configuration.port = 0
-    configure(&configuration)
-    let server = try HTTPServer(configuration: configuration, handler: handler)
+    let server = try startTestServer(handler: handler, configure)
     do {
         try await body(server)
     } catch {
@@ -56,4 +63,15 @@ func withEchoServer(
         throw error
     }
     await server.shutdown(grace: .seconds(1))
+}
+
+/// Sleeps `interval` at a time while `condition` holds, until `bound` has passed since `start`; the
+/// caller then checks what it waited for.
+func poll(
+    while condition: () -> Bool, since start: ContinuousClock.Instant = .now, upTo bound: Duration,
+    every interval: Duration = .milliseconds(10)
+) async throws {
+    while condition(), ContinuousClock.now - start < bound {
+        try await Task.sleep(for: interval)
+    }
 }
