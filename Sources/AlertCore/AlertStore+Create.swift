@@ -14,13 +14,11 @@ extension AlertStore {
         guard pendingQueue.count < configuration.maxPending else {
             throw .tooManyPending(limit: configuration.maxPending)
         }
-        var id = AlertID.random()
-        while records.contains(id) { id = .random() }
         let sequence = nextSequence
         nextSequence += 1
         let now = Date()
-        let alert = Alert(
-            id: id,
+        var alert = Alert(
+            id: .random(),
             sequence: sequence,
             title: draft.title,
             message: draft.message,
@@ -35,7 +33,8 @@ extension AlertStore {
             delivery: draft.callback.map(WebhookDelivery.init(url:)),
             owner: owner
         )
-        records.store(alert)
+        // 128 random bits never repeat in practice; the table still refuses a taken id, in the same lookup.
+        while !records.insertNew(alert) { alert.id = .random() }
         pendingQueue.append(sequence)
         keyedQueues[.presenter(draft.presenter), default: ArrivalQueue()].append(sequence)
         if let owner { keyedQueues[.owner(owner), default: ArrivalQueue()].append(sequence) }

@@ -39,8 +39,17 @@ final class AlertTable: Sendable {
         }
     }
 
-    func contains(_ id: AlertID) -> Bool {
-        storage.withLock { $0.sequences[id] != nil }
+    /// Adds a new alert unless its id is taken, in one lookup of the id.
+    /// - Returns: false, changing nothing, when another alert has the id.
+    func insertNew(_ alert: Alert) -> Bool {
+        storage.withLock { storage in
+            if let taken = storage.sequences.updateValue(alert.sequence, forKey: alert.id) {
+                storage.sequences[alert.id] = taken  // the id's alert stays as it was
+                return false
+            }
+            storage.records[alert.sequence] = Box(alert)
+            return true
+        }
     }
 
     /// The alerts with these sequence numbers, in order, skipping any gone.

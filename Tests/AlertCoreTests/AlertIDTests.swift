@@ -1,4 +1,5 @@
 @testable import AlertCore
+import Foundation
 import Testing
 
 @Suite("AlertID")
@@ -25,6 +26,31 @@ struct AlertIDTests {
         }
         // The last character carries 2 bits: 4 values then 4 zero bits.
         #expect(Set(ids.map { $0[21] }).isSubset(of: ["A", "Q", "g", "w"]))
+    }
+
+    @Test("base64url encoding matches RFC 4648's test vectors")
+    func base64URLVectors() {
+        let vectors: [([UInt8], String)] = [
+            (Array("".utf8), ""), (Array("f".utf8), "Zg"), (Array("fo".utf8), "Zm8"), (Array("foo".utf8), "Zm9v"),
+            (Array("foob".utf8), "Zm9vYg"), (Array("fooba".utf8), "Zm9vYmE"), (Array("foobar".utf8), "Zm9vYmFy"),
+            ([0xFB, 0xFF, 0xBF], "-_-_"), ([0xFB, 0xF0], "-_A"),
+        ]
+        for (bytes, encoded) in vectors {
+            #expect(bytes.withUnsafeBytes { AlertID.base64URL($0) } == encoded)
+        }
+    }
+
+    @Test("the table refuses a second alert with a taken id and keeps the first")
+    func takenID() {
+        func alert(_ sequence: UInt64) -> Alert {
+            Alert(id: AlertID(rawValue: "same"), sequence: sequence, title: "T\(sequence)", message: "", style: .alert,
+                  tag: 0, presenter: "root", animated: true, buttons: [], fields: [], createdAt: Date())
+        }
+        let table = AlertTable()
+        #expect(table.insertNew(alert(1)))
+        #expect(!table.insertNew(alert(2)))
+        #expect(table.record(AlertID(rawValue: "same"))?.sequence == 1)
+        #expect(table[2] == nil)
     }
 
     @Test("description is the raw value")
