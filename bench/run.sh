@@ -8,7 +8,9 @@
 #
 # Settings (environment):
 #   BENCH_SCRATCH   swift build --scratch-path (default: .build, as `make release`)
-#   BENCH_DURATION  seconds per wrk run, the same for baseline and alertd (default 10)
+#   BENCH_DURATION  seconds per wrk run, the same for baseline and alertd (default 5)
+#   BENCH_ROUNDS    rounds of baseline-then-alertd runs per rate; the median of the rounds' ratios is
+#                   reported (default 3)
 #   BENCH_WAITERS   suspended waiters for the RSS figure (default 50000, lowered to fit RLIMIT_NOFILE)
 #   BENCH_PENDING   pending alerts for the big-store figures (default 1000000)
 #   BENCH_NO_DOCS=1 leave docs/PERFORMANCE.md alone
@@ -17,7 +19,8 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$ROOT"
 SCRATCH=${BENCH_SCRATCH:-.build}
-DURATION=${BENCH_DURATION:-10}
+DURATION=${BENCH_DURATION:-5}
+ROUNDS=${BENCH_ROUNDS:-3}
 WAITERS_GOAL=50000
 WAITERS_WANTED=${BENCH_WAITERS:-$WAITERS_GOAL}
 PENDING_BIG=${BENCH_PENDING:-1000000}
@@ -124,6 +127,15 @@ run_wrk() { # label server-pid wrk-args...
 
 cycles_per_second() { # wrk output of cycle.lua
     awk '/^CYCLES/ { if ($3 > 0) printf "%.0f", $2 / $3; else print 0 }' <<<"$1"
+}
+
+# One rate: run_wrk, then RATE (req/s, or cycles/s for cycle.lua) and CPU (µs of server CPU a request).
+measure() { # req|cycles label server-pid wrk-args...
+    local kind=$1
+    shift
+    run_wrk "$@"
+    if [[ "$kind" == cycles ]]; then RATE=$(cycles_per_second "$WRK_OUT"); else RATE=$WRK_RATE; fi
+    CPU=$WRK_CPU
 }
 
 new_alert() { # port -> id of a new two-button alert
@@ -234,39 +246,39 @@ ID=$(new_alert "$APORT")
 run_wrk "baseline warm-up" "$BASELINE_PID" -d2s "http://127.0.0.1:$BPORT/healthz"
 run_wrk "alertd warm-up" "$ALERTD_PID" -d2s "http://127.0.0.1:$APORT/healthz"
 
-run_wrk "baseline GET" "$BASELINE_PID" "http://127.0.0.1:$BPORT/v1/alerts/x"
-R[base_get]=$WRK_RATE
-R[base_get_cpu]=$WRK_CPU
-say "baseline GET: $(fmt "${R[base_get]}") req/s [server CPU $WRK_CPU us/request] $WRK_ERRORS"
-run_wrk "alertd GET /healthz" "$ALERTD_PID" "http://127.0.0.1:$APORT/healthz"
-R[healthz]=$WRK_RATE
-R[healthz_cpu]=$WRK_CPU
-say "alertd GET /healthz: $(fmt "${R[healthz]}") req/s = $(div "${R[healthz]}" "${R[base_get]}") x baseline [server CPU $WRK_CPU us/request] $WRK_ERRORS"
-run_wrk "alertd GET /v1/alerts/{id}" "$ALERTD_PID" "http://127.0.0.1:$APORT/v1/alerts/$ID"
-R[get]=$WRK_RATE
-R[get_cpu]=$WRK_CPU
-say "alertd GET /v1/alerts/{id}: $(fmt "${R[get]}") req/s = $(div "${R[get]}" "${R[base_get]}") x baseline [server CPU $WRK_CPU us/request] $WRK_ERRORS"
+# Each rate is $ROUNDS rounds of a baseline run followed at once by alertd's: the ratio of each round
+# compares runs seconds apart, and the median of the rounds' ratios is the figure. Rates and CPU per
+# request are the medians of the rounds too. Sets R[<key>], R[<key>_cpu], R[<key>_ratio], R[<key>_ratios],
+# R[base_<key>] and R[base_<key>_cpu].
+paired() { # key req|cycles "what" "baseline wrk-args" "alertd wrk-args"
+    local key=$1 kind=$2 what=$3 round
+    local -a base_args alertd_args rates=() cpus=() base_rates=() base_cpus=() ratios=()
+    read -r -a base_args <<<"$4"
+    read -r -a alertd_args <<<"$5"
+    for round in $(seq "$ROUNDS"); do
+        measure "$kind" "baseline $what, round $round" "$BASELINE_PID" "${base_args[@]}"
+        base_rates+=("$RATE") base_cpus+=("$CPU")
+        say "round $round: baseline $what $(fmt "$RATE") $kind/s [server CPU $CPU us/request] $WRK_ERRORS"
+        measure "$kind" "alertd $what, round $round" "$ALERTD_PID" "${alertd_args[@]}"
+        rates+=("$RATE") cpus+=("$CPU") ratios+=("$(div "$RATE" "${base_rates[-1]}" 3)")
+        say "round $round: alertd $what $(fmt "$RATE") $kind/s = ${ratios[-1]} x baseline [server CPU $CPU us/request] $WRK_ERRORS"
+    done
+    R[base_$key]=$(median "${base_rates[@]}") R[base_${key}_cpu]=$(median "${base_cpus[@]}")
+    R[$key]=$(median "${rates[@]}") R[${key}_cpu]=$(median "${cpus[@]}")
+    R[${key}_ratio]=$(median "${ratios[@]}") R[${key}_ratios]="${ratios[*]}"
+    say "alertd $what: median ${R[${key}_ratio]} x baseline (rounds ${ratios[*]})"
+}
 
-run_wrk "baseline POST" "$BASELINE_PID" -s bench/lua/post_alert.lua "http://127.0.0.1:$BPORT/v1/alerts"
-R[base_post]=$WRK_RATE
-R[base_post_cpu]=$WRK_CPU
-say "baseline POST (login alert body): $(fmt "${R[base_post]}") req/s [server CPU $WRK_CPU us/request] $WRK_ERRORS"
-run_wrk "alertd POST /v1/alerts" "$ALERTD_PID" -s bench/lua/post_alert.lua "http://127.0.0.1:$APORT/v1/alerts"
-R[post]=$WRK_RATE
-R[post_cpu]=$WRK_CPU
-say "alertd POST /v1/alerts: $(fmt "${R[post]}") req/s = $(div "${R[post]}" "${R[base_post]}") x baseline [server CPU $WRK_CPU us/request] $WRK_ERRORS"
+paired get req "GET /v1/alerts/{id}" "http://127.0.0.1:$BPORT/v1/alerts/x" "http://127.0.0.1:$APORT/v1/alerts/$ID"
+paired healthz req "GET /healthz" "http://127.0.0.1:$BPORT/healthz" "http://127.0.0.1:$APORT/healthz"
+paired post req "POST /v1/alerts (login alert body)" "-s bench/lua/post_alert.lua http://127.0.0.1:$BPORT/v1/alerts" \
+    "-s bench/lua/post_alert.lua http://127.0.0.1:$APORT/v1/alerts"
 stop_server "$ALERTD_PID"
 
 start_server "$APORT" "$ALERTD" "${ALERTD_ARGS[@]}" # a fresh store for the cycles
 ALERTD_PID=$SERVER_PID
-run_wrk "baseline cycles" "$BASELINE_PID" -s bench/lua/cycle.lua "http://127.0.0.1:$BPORT/"
-R[base_cycles]=$(cycles_per_second "$WRK_OUT")
-R[base_cycles_cpu]=$WRK_CPU
-say "baseline create+answer cycles (cycle.lua): ${R[base_cycles]} cycles/s [server CPU $WRK_CPU us/request]"
-run_wrk "alertd cycles" "$ALERTD_PID" -s bench/lua/cycle.lua "http://127.0.0.1:$APORT/"
-R[cycles]=$(cycles_per_second "$WRK_OUT")
-R[cycles_cpu]=$WRK_CPU
-say "alertd create+answer cycles: ${R[cycles]} cycles/s = $(div "${R[cycles]}" "${R[base_cycles]}") x baseline [server CPU $WRK_CPU us/request] ($(awk '/^CYCLES/ { print $4 }' <<<"$WRK_OUT") errors)"
+paired cycles cycles "create+answer cycles (cycle.lua)" "-s bench/lua/cycle.lua http://127.0.0.1:$BPORT/" \
+    "-s bench/lua/cycle.lua http://127.0.0.1:$APORT/"
 stop_server "$ALERTD_PID"
 stop_server "$BASELINE_PID"
 
@@ -369,16 +381,17 @@ DATE=$(date -u +%Y-%m-%d)
 LOAD_END=$(cut -d' ' -f1-3 /proc/loadavg)
 
 verdict() { [[ "$1" == 1 ]] && echo "met" || echo "**not met**"; }
-# req/s row: figure, goal ratio (or empty), alertd rate, baseline rate, alertd CPU, baseline CPU [, unit]
+# req/s row: figure, goal ratio (or empty), alertd rate, baseline rate, alertd CPU, baseline CPU, ratio
+# (empty: alertd rate / baseline rate), rounds' ratios (or empty) [, unit]
 row_rate() {
-    local ratio unit=${7:-req}
-    ratio=$(div "$3" "$4")
-    local measured="$(fmt "$3") $unit/s (baseline $(fmt "$4")); server CPU $5 µs/request (baseline $6)"
-    local cpu="server CPU/request $(div "$5" "$6" 1) × the baseline's"
+    local ratio=${7:-$(div "$3" "$4")} rounds=$8 unit=${9:-req} measured cpu
+    measured="$(fmt "$3") $unit/s (baseline $(fmt "$4")); server CPU $5 µs/request (baseline $6)"
+    [[ -n "$rounds" ]] && measured="$measured; medians of $ROUNDS rounds, ratios $rounds"
+    cpu="server CPU/request $(div "$5" "$6" 1) × the baseline's"
     if [[ -n "$2" ]]; then
-        printf '| %s | ≥ %s × baseline | %s | %s × baseline: %s (%s) |\n' "$1" "$2" "$measured" "$ratio" "$(verdict "$(le "$2" "$ratio")")" "$cpu"
+        printf '| %s | ≥ %s × baseline | %s | %s × baseline: %s (%s) |\n' "$1" "$2" "$measured" "$(fmt "$ratio" 2)" "$(verdict "$(le "$2" "$ratio")")" "$cpu"
     else
-        printf '| %s | (reference) | %s | %s × baseline (%s) |\n' "$1" "$measured" "$ratio" "$cpu"
+        printf '| %s | (reference) | %s | %s × baseline (%s) |\n' "$1" "$measured" "$(fmt "$ratio" 2)" "$cpu"
     fi
 }
 # absolute row against an upper bound: figure, goal text, measured text, value, bound
@@ -390,10 +403,10 @@ TABLE=$WORK/table.md
 {
     echo "| figure | goal | measured | ratio / verdict |"
     echo "|---|---|---|---|"
-    row_rate 'GET /healthz' '' "${R[healthz]}" "${R[base_get]}" "${R[healthz_cpu]}" "${R[base_get_cpu]}"
-    row_rate 'GET /v1/alerts/{id}' 0.70 "${R[get]}" "${R[base_get]}" "${R[get_cpu]}" "${R[base_get_cpu]}"
-    row_rate 'POST /v1/alerts (login alert)' 0.40 "${R[post]}" "${R[base_post]}" "${R[post_cpu]}" "${R[base_post_cpu]}"
-    row_rate 'create+answer cycles' 0.20 "${R[cycles]}" "${R[base_cycles]}" "${R[cycles_cpu]}" "${R[base_cycles_cpu]}" cycles
+    row_rate 'GET /healthz' '' "${R[healthz]}" "${R[base_healthz]}" "${R[healthz_cpu]}" "${R[base_healthz_cpu]}" "${R[healthz_ratio]}" "${R[healthz_ratios]}"
+    row_rate 'GET /v1/alerts/{id}' 0.70 "${R[get]}" "${R[base_get]}" "${R[get_cpu]}" "${R[base_get_cpu]}" "${R[get_ratio]}" "${R[get_ratios]}"
+    row_rate 'POST /v1/alerts (login alert)' 0.40 "${R[post]}" "${R[base_post]}" "${R[post_cpu]}" "${R[base_post_cpu]}" "${R[post_ratio]}" "${R[post_ratios]}"
+    row_rate 'create+answer cycles' 0.20 "${R[cycles]}" "${R[base_cycles]}" "${R[cycles_cpu]}" "${R[base_cycles_cpu]}" "${R[cycles_ratio]}" "${R[cycles_ratios]}" cycles
     row_rate "GET /v1/alerts?limit=50, $PENDING_SMALL pending" '' "${R[list_small]}" "${R[base_get]}" "${R[list_small_cpu]}" "${R[base_get_cpu]}"
     CPU_RATIO=$(div "${R[list_big_cpu]}" "${R[list_small_cpu]}")
     printf '| GET /v1/alerts?limit=50, %s pending | same cost as with %s (server CPU/request within 10%%) | %s req/s (baseline GET %s); server CPU %s µs/request | %s × baseline; CPU %s × and rate %s × the %s figure: %s |\n' \
@@ -426,7 +439,7 @@ SECTION=$WORK/section.md
     echo "Run of $DATE, git \`$DESCRIBE\`, \`make bench\` took ${ELAPSED} s."
     echo
     echo "Machine: $MACHINE; RLIMIT_NOFILE hard limit $HARD_FILES; load average $LOAD_START at the start, $LOAD_END at the end."
-    echo "Software: $SWIFT_VERSION, libmicrohttpd $MHD_VERSION, wrk $WRK_VERSION. wrk: \`-t2 -c64 -d${DURATION}s\` on every rate."
+    echo "Software: $SWIFT_VERSION, libmicrohttpd $MHD_VERSION, wrk $WRK_VERSION. wrk: \`-t2 -c64 -d${DURATION}s\` on every rate; GET, POST and cycles in $ROUNDS rounds of baseline then alertd, medians reported."
     echo
     cat "$TABLE"
 } >"$SECTION"
