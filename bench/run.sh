@@ -182,7 +182,7 @@ extrapolate() { # idle-kB measured-kB waiters-held
     awk -v i="$1" -v r="$2" -v n="$3" -v g=$WAITERS_GOAL 'BEGIN { if (n > 0) printf "%.0f", i + (r - i) * g / n; else print 0 }'
 }
 
-# A new alert, $WAKE_WAITERS waiters on it, answer (the baseline ignores the id). Sets WAKE_LINE.
+# A new alert, $WAKE_WAITERS waiters on it, answer (the baseline and the floor ignore the id). Sets WAKE_LINE.
 wake_once() { # port label run
     local id
     id=$(new_alert "$1" || true)
@@ -212,6 +212,7 @@ ALERTD="$(swift build -c release --static-swift-stdlib --product alertd --scratc
 # shellcheck disable=SC2046
 cc -O2 -Wall -o "$BIN/baseline" bench/baseline/baseline.c $(pkg-config --cflags --libs libmicrohttpd) -lpthread
 for tool in swarm latency fill startup; do cc -O2 -Wall -o "$BIN/$tool" "bench/tools/$tool.c"; done
+cc -O2 -Wall -o "$BIN/floor" bench/tools/floor.c -lpthread
 say "built $ALERTD and bench/baseline, bench/tools in $((SECONDS - STARTED)) s"
 
 # Waiters the file limit allows: alertd keeps 64 descriptors spare, each swarm needs ~16.
@@ -223,6 +224,7 @@ LOGIN=$WORK/login.json
 printf '%s' '{"title":"Login","message":"Enter your credentials","buttons":["Cancel","Log in"],"fields":[{"placeholder":"Username"},{"placeholder":"Password","secure":true,"keyboard":"asciiCapable"}]}' >"$LOGIN"
 BPORT=$(pick_port 18400)
 APORT=$(pick_port 18410)
+FPORT=$(pick_port 18420) # bench/tools/floor.c, for the 10k wake only
 # The load generators are a handful of loopback addresses: the per-client limits (meant for abusive clients)
 # would refuse most of the swarm's waiters, so they are off here, as behind a reverse proxy.
 ALERTD_ARGS=(--port "$APORT" --max-pending 5000000 --connection-limit "$CONNECTION_LIMIT" --shutdown-grace 2
@@ -283,9 +285,11 @@ stop_server "$ALERTD_PID"
 stop_server "$BASELINE_PID"
 
 ###############################################################################
-say "== waiters: baseline -w (held long-polls) on port $BPORT, alertd on port $APORT"
+say "== waiters: baseline -w (held long-polls) on port $BPORT, floor (plain epoll, 2 threads) on port $FPORT, alertd on port $APORT"
 start_server "$BPORT" "$BIN/baseline" -w "$BPORT" "$CONNECTION_LIMIT" 2
 BASELINE_PID=$SERVER_PID
+start_server "$FPORT" "$BIN/floor" "$FPORT" "$CONNECTION_LIMIT" 2
+FLOOR_PID=$SERVER_PID
 start_server "$APORT" "$ALERTD" "${ALERTD_ARGS[@]}"
 ALERTD_PID=$SERVER_PID
 OUT=$(timeout 120 "$BIN/latency" -p "$APORT" -n "$LATENCY_ITERATIONS" 2>&1 || true)
@@ -294,18 +298,25 @@ R[lat_p50]=$(field p50_ms "$OUT")
 R[lat_p99]=$(field p99_ms "$OUT")
 say "alertd answer -> waiter (1 waiter, $LATENCY_ITERATIONS iterations): p50 ${R[lat_p50]} ms, p99 ${R[lat_p99]} ms, max $(field max_ms "$OUT") ms (errors $(field errors "$OUT"), early $(field early "$OUT"))"
 BASE_LAST=()
+FLOOR_LAST=()
 ALERTD_LAST=()
 for run in $(seq "$WAKE_RUNS"); do
     wake_once "$BPORT" baseline "$run"
     BASE_LAST+=("$(field last_ms "$WAKE_LINE")")
+    wake_once "$FPORT" floor "$run"
+    FLOOR_LAST+=("$(field last_ms "$WAKE_LINE")")
     wake_once "$APORT" alertd "$run"
     ALERTD_LAST+=("$(field last_ms "$WAKE_LINE")")
+    ALERTD_WAKE_LINE=$WAKE_LINE
 done
 R[base_wake]=$(fmt "$(median "${BASE_LAST[@]}")" 1)
+R[floor_wake]=$(fmt "$(median "${FLOOR_LAST[@]}")" 1)
 R[wake]=$(fmt "$(median "${ALERTD_LAST[@]}")" 1)
 say "baseline -w: $WAKE_WAITERS held long-polls resumed, answer -> last response: median ${R[base_wake]} ms of $WAKE_RUNS (${BASE_LAST[*]})"
-say "alertd $WAKE_WAITERS waiters on one alert, answer -> last woken: median ${R[wake]} ms of $WAKE_RUNS (${ALERTD_LAST[*]}; last run: first $(field first_ms "$WAKE_LINE") ms, p50 $(field p50_ms "$WAKE_LINE") ms, ok $(field ok "$WAKE_LINE"))"
+say "floor (plain epoll, 2 threads): $WAKE_WAITERS held long-polls answered, answer -> last response: median ${R[floor_wake]} ms of $WAKE_RUNS (${FLOOR_LAST[*]})"
+say "alertd $WAKE_WAITERS waiters on one alert, answer -> last woken: median ${R[wake]} ms of $WAKE_RUNS (${ALERTD_LAST[*]}; last run: first $(field first_ms "$ALERTD_WAKE_LINE") ms, p50 $(field p50_ms "$ALERTD_WAKE_LINE") ms, ok $(field ok "$ALERTD_WAKE_LINE"))"
 stop_server "$ALERTD_PID"
+stop_server "$FLOOR_PID"
 stop_server "$BASELINE_PID"
 
 start_server "$BPORT" "$BIN/baseline" -w "$BPORT" "$CONNECTION_LIMIT" 2
@@ -416,8 +427,9 @@ TABLE=$WORK/table.md
     printf '| filling %s pending (POST, 32 connections) | (information) | %s s, %s creates/s | |\n' "$PENDING_BIG" "${R[fill_secs]}" "${R[fill_rate]}"
     row_goal 'answer → waiter, 1 waiter, p50' '< 1 ms' "${R[lat_p50]} ms" "${R[lat_p50]}" 1
     row_goal 'answer → waiter, 1 waiter, p99' '< 5 ms' "${R[lat_p99]} ms" "${R[lat_p99]}" 5
-    printf '| %s waiters on one alert, answer → last woken | < 100 ms | %s ms (baseline -w %s ms), median of %s | %s of goal: %s; %s × baseline time |\n' \
-        "$WAKE_WAITERS" "${R[wake]}" "${R[base_wake]}" "$WAKE_RUNS" "$(div "${R[wake]}" 100)" "$(verdict "$(le "${R[wake]}" 100)")" "$(div "${R[wake]}" "${R[base_wake]}")"
+    printf '| %s waiters on one alert, answer → last woken | < 100 ms | %s ms (baseline -w %s ms, floor %s ms), median of %s | %s of goal: %s; %s × baseline time, %s × floor time |\n' \
+        "$WAKE_WAITERS" "${R[wake]}" "${R[base_wake]}" "${R[floor_wake]}" "$WAKE_RUNS" "$(div "${R[wake]}" 100)" "$(verdict "$(le "${R[wake]}" 100)")" \
+        "$(div "${R[wake]}" "${R[base_wake]}")" "$(div "${R[wake]}" "${R[floor_wake]}")"
     if ((R[hold_n] >= WAITERS_GOAL)); then
         row_goal "RSS, $WAITERS_GOAL suspended waiters" '< 500 MB' "$(mb "${R[hold_kb]}") MB (baseline -w $(mb "${R[base_hold_kb]}") MB)" "$(mb "${R[hold_kb]}")" 500
     else
