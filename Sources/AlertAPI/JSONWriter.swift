@@ -25,9 +25,13 @@ public struct JSONWriter: Sendable {
 
     /// Creates an empty writer.
     ///
+    /// The default capacity keeps the buffer (with the array's 32-byte header) within glibc's per-thread cache,
+    /// which serves allocations up to 1,032 bytes: at 1,024 every response body took malloc's slow path
+    /// (`_int_malloc`, often `malloc_consolidate`), ~1% of a `GET`. Larger bodies grow as arrays do.
+    ///
     /// - Parameters:
     ///   - capacity: bytes to reserve up front.
-    public init(capacity: Int = 1024) {
+    public init(capacity: Int = 960) {
         bytes = []
         bytes.reserveCapacity(capacity)
     }
