@@ -10,7 +10,36 @@ final class AlertTable: Sendable {
         /// Boxed: an `Alert` is 256 bytes, and a dictionary keeps up to twice as many slots as
         /// entries; boxes make a slot 8 bytes (about 250 MB less at 1M pending alerts).
         var records: [UInt64: Box] = [:]
-        var sequences: [AlertID: UInt64] = [:]
+        /// The id index: packed ids (every generated id), and longer ones, if any, by their text.
+        var sequences: [PackedID: UInt64] = [:]
+        var longSequences: [AlertID: UInt64] = [:]
+
+        /// The sequence number of the alert with this id.
+        subscript(id id: AlertID) -> UInt64? {
+            get {
+                if let key = PackedID(id) { return sequences[key] }
+                return longSequences[id]
+            }
+            set {
+                if let key = PackedID(id) { sequences[key] = newValue } else { longSequences[id] = newValue }
+            }
+        }
+
+        /// Maps the id to `sequence` unless the id is taken; false, changing nothing, when it is.
+        mutating func claim(_ id: AlertID, for sequence: UInt64) -> Bool {
+            if let key = PackedID(id) {
+                return Self.claim(key, for: sequence, in: &sequences)
+            }
+            return Self.claim(id, for: sequence, in: &longSequences)
+        }
+
+        /// One lookup of the key, to insert it or to find it taken: the default subscript's `modify` inserts
+        /// `sequence` when the key is new, and sequence numbers are never reused, so finding any other value means
+        /// the key was taken.
+        private static func claim<Key: Hashable>(_ key: Key, for sequence: UInt64, in index: inout [Key: UInt64]) -> Bool {
+            func value(_ slot: inout UInt64) -> UInt64 { slot }
+            return value(&index[key, default: sequence]) == sequence
+        }
     }
 
     /// One alert on the heap; replaced, never mutated.
@@ -32,7 +61,7 @@ final class AlertTable: Sendable {
     /// The sequence number and alert for an id.
     func record(_ id: AlertID) -> (sequence: UInt64, alert: Alert)? {
         storage.withLock { storage in
-            guard let sequence = storage.sequences[id], let alert = storage.records[sequence]?.alert else {
+            guard let sequence = storage[id: id], let alert = storage.records[sequence]?.alert else {
                 return nil
             }
             return (sequence, alert)
@@ -43,10 +72,7 @@ final class AlertTable: Sendable {
     /// - Returns: false, changing nothing, when another alert has the id.
     func insertNew(_ alert: Alert) -> Bool {
         storage.withLock { storage in
-            if let taken = storage.sequences.updateValue(alert.sequence, forKey: alert.id) {
-                storage.sequences[alert.id] = taken  // the id's alert stays as it was
-                return false
-            }
+            guard storage.claim(alert.id, for: alert.sequence) else { return false }
             storage.records[alert.sequence] = Box(alert)
             return true
         }
@@ -61,7 +87,7 @@ final class AlertTable: Sendable {
     func store(_ alert: Alert) {
         storage.withLock { storage in
             storage.records[alert.sequence] = Box(alert)
-            storage.sequences[alert.id] = alert.sequence
+            storage[id: alert.id] = alert.sequence
         }
     }
 
@@ -70,7 +96,7 @@ final class AlertTable: Sendable {
     func remove(_ sequence: UInt64) -> Alert? {
         storage.withLock { storage in
             guard let alert = storage.records.removeValue(forKey: sequence)?.alert else { return nil }
-            storage.sequences[alert.id] = nil
+            storage[id: alert.id] = nil
             return alert
         }
     }

@@ -53,6 +53,30 @@ struct AlertIDTests {
         #expect(table[2] == nil)
     }
 
+    @Test("the table finds alerts by ids of any length, packed or not")
+    func idLengths() {
+        let table = AlertTable()
+        let ids = ["", "a", String(repeating: "x", count: 22), String(repeating: "y", count: 23),
+                   String(repeating: "z", count: 24), String(repeating: "é", count: 40)]
+        func alert(_ text: String, _ sequence: Int) -> Alert {
+            Alert(id: AlertID(rawValue: text), sequence: UInt64(sequence), title: text, message: "", style: .alert,
+                  tag: 0, presenter: "root", animated: true, buttons: [], fields: [], createdAt: Date())
+        }
+        for (index, text) in ids.enumerated() {
+            #expect(table.insertNew(alert(text, index + 1)))
+            #expect(!table.insertNew(alert(text, index + 101)), "a second alert with the id \(text) must be refused")
+        }
+        for (index, text) in ids.enumerated() {
+            #expect(table.record(AlertID(rawValue: text))?.sequence == UInt64(index + 1))
+        }
+        // Same bytes but a different length (trailing zero bytes) must not collide with a shorter id.
+        #expect(table.record(AlertID(rawValue: "a\u{0}")) == nil)
+        #expect(table.remove(3)?.id.rawValue == ids[2])
+        #expect(table.record(AlertID(rawValue: ids[2])) == nil)
+        #expect(table.remove(5)?.id.rawValue == ids[4])
+        #expect(table.record(AlertID(rawValue: ids[4])) == nil)
+    }
+
     @Test("description is the raw value")
     func description() {
         #expect(AlertID(rawValue: "abc").description == "abc")
