@@ -138,6 +138,17 @@ measure() { # req|cycles label server-pid wrk-args...
     CPU=$WRK_CPU
 }
 
+# GET /v1/alerts?limit=50 on alertd, $ROUNDS runs; sets R[<key>] and R[<key>_cpu] (medians), R[<key>_cpus].
+list_rounds() { # key pending
+    local round
+    local -a rates=() cpus=()
+    for round in $(seq "$ROUNDS"); do
+        measure req "alertd list, $2 pending, round $round" "$ALERTD_PID" "http://127.0.0.1:$APORT/v1/alerts?limit=50"
+        rates+=("$RATE") cpus+=("$CPU")
+    done
+    R[$1]=$(median "${rates[@]}") R[${1}_cpu]=$(median "${cpus[@]}") R[${1}_cpus]="${cpus[*]}"
+}
+
 new_alert() { # port -> id of a new two-button alert
     curl -sf -H 'Content-Type: application/json' -d '{"title":"Bench","message":"waiters","buttons":["Cancel","OK"]}' \
         "http://127.0.0.1:$1/v1/alerts" | sed -n 's/.*"id":"\([^"]*\)".*/\1/p'
@@ -360,10 +371,8 @@ start_server "$APORT" "$ALERTD" "${ALERTD_ARGS[@]}"
 ALERTD_PID=$SERVER_PID
 OUT=$(timeout 120 "$BIN/fill" -p "$APORT" -n "$PENDING_SMALL" -c 32 -f "$LOGIN" 2>&1 || true)
 echo "--- fill: $OUT" >>"$LOG"
-run_wrk "alertd list, $PENDING_SMALL pending" "$ALERTD_PID" "http://127.0.0.1:$APORT/v1/alerts?limit=50"
-R[list_small]=$WRK_RATE
-R[list_small_cpu]=$WRK_CPU
-say "alertd GET /v1/alerts?limit=50, $PENDING_SMALL pending: $(fmt "${R[list_small]}") req/s = $(div "${R[list_small]}" "${R[base_get]}") x baseline [server CPU $WRK_CPU us/request] $WRK_ERRORS"
+list_rounds list_small "$PENDING_SMALL"
+say "alertd GET /v1/alerts?limit=50, $PENDING_SMALL pending: $(fmt "${R[list_small]}") req/s = $(div "${R[list_small]}" "${R[base_get]}") x baseline [server CPU ${R[list_small_cpu]} us/request] (medians of $ROUNDS runs: ${R[list_small_cpus]} us) $WRK_ERRORS"
 OUT=$(timeout 400 "$BIN/fill" -p "$APORT" -n $((PENDING_BIG - PENDING_SMALL)) -c 32 -f "$LOGIN" 2>&1 || true)
 echo "--- fill: $OUT" >>"$LOG"
 R[fill_secs]=$(field secs "$OUT")
@@ -372,10 +381,8 @@ say "alertd filled to $PENDING_BIG pending: $((PENDING_BIG - PENDING_SMALL)) cre
 sleep 1
 R[big_kb]=$(rss_kb "$SERVER_PID")
 say "alertd RSS with $PENDING_BIG pending: $(mb "${R[big_kb]}") MB"
-run_wrk "alertd list, $PENDING_BIG pending" "$ALERTD_PID" "http://127.0.0.1:$APORT/v1/alerts?limit=50"
-R[list_big]=$WRK_RATE
-R[list_big_cpu]=$WRK_CPU
-say "alertd GET /v1/alerts?limit=50, $PENDING_BIG pending: $(fmt "${R[list_big]}") req/s = $(div "${R[list_big]}" "${R[base_get]}") x baseline, $(div "${R[list_big]}" "${R[list_small]}") x the $PENDING_SMALL figure [server CPU $WRK_CPU us/request] $WRK_ERRORS"
+list_rounds list_big "$PENDING_BIG"
+say "alertd GET /v1/alerts?limit=50, $PENDING_BIG pending: $(fmt "${R[list_big]}") req/s = $(div "${R[list_big]}" "${R[base_get]}") x baseline, $(div "${R[list_big]}" "${R[list_small]}") x the $PENDING_SMALL figure [server CPU ${R[list_big_cpu]} us/request] (medians of $ROUNDS runs: ${R[list_big_cpus]} us) $WRK_ERRORS"
 stop_server "$SERVER_PID"
 
 OUT=$(timeout 120 "$BIN/startup" -p "$APORT" -r "$STARTUP_RUNS" -- "$ALERTD" --port "$APORT" 2>&1 || true)
@@ -395,7 +402,7 @@ verdict() { [[ "$1" == 1 ]] && echo "met" || echo "**not met**"; }
 # req/s row: figure, goal ratio (or empty), alertd rate, baseline rate, alertd CPU, baseline CPU, ratio
 # (empty: alertd rate / baseline rate), rounds' ratios (or empty) [, unit]
 row_rate() {
-    local ratio=${7:-$(div "$3" "$4")} rounds=$8 unit=${9:-req} measured cpu
+    local ratio=${7:-$(div "$3" "$4")} rounds=${8:-} unit=${9:-req} measured cpu
     measured="$(fmt "$3") $unit/s (baseline $(fmt "$4")); server CPU $5 µs/request (baseline $6)"
     [[ -n "$rounds" ]] && measured="$measured; medians of $ROUNDS rounds, ratios $rounds"
     cpu="server CPU/request $(div "$5" "$6" 1) × the baseline's"

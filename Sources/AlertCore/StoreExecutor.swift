@@ -72,6 +72,7 @@ final class StoreExecutor: SerialExecutor {
     /// runnable thread (a client, on a shared machine) for a whole time slice. Yields come only after the spin, for
     /// a holder that was itself preempted.
     func enter() -> Bool {
+        if let entered = tryEnter() { return entered }  // the common case, without reading the clock
         let spinUntil = ContinuousClock.now + Self.inlineSpin
         while true {
             if let entered = tryEnter() { return entered }
