@@ -1,4 +1,8 @@
 /// An alert's identifier: opaque, unguessable and URL-safe.
+///
+/// Ids compare and hash byte for byte (UTF-8), not by Unicode canonical equivalence as `String` does: an id is
+/// opaque, so a differently encoded spelling (`\u{212A}` KELVIN SIGN for `K`) names a different, unknown alert,
+/// everywhere alike (`AlertTable` indexes ids by their bytes).
 public struct AlertID: Hashable, Sendable, CustomStringConvertible {
     /// The identifier as text, as it appears in URLs.
     public let rawValue: String
@@ -13,6 +17,19 @@ public struct AlertID: Hashable, Sendable, CustomStringConvertible {
 
     /// The identifier's text.
     public var description: String { rawValue }
+
+    /// Whether two ids have the same UTF-8 bytes.
+    public static func == (lhs: AlertID, rhs: AlertID) -> Bool {
+        var left = lhs.rawValue
+        var right = rhs.rawValue
+        return left.withUTF8 { left in right.withUTF8 { right in left.elementsEqual(right) } }
+    }
+
+    /// Hashes the id's UTF-8 bytes.
+    public func hash(into hasher: inout Hasher) {
+        var text = rawValue
+        text.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
+    }
 
     /// A new identifier: 128 bits from the kernel's CSPRNG (`EntropyPool`) as 22 characters of base64url without
     /// padding.

@@ -36,7 +36,9 @@ final class AlertTable: Sendable {
         /// One lookup of the key, to insert it or to find it taken: the default subscript's `modify` inserts
         /// `sequence` when the key is new, and sequence numbers are never reused, so finding any other value means
         /// the key was taken.
-        private static func claim<Key: Hashable>(_ key: Key, for sequence: UInt64, in index: inout [Key: UInt64]) -> Bool {
+        private static func claim<Key: Hashable>(
+            _ key: Key, for sequence: UInt64, in index: inout [Key: UInt64]
+        ) -> Bool {
             func value(_ slot: inout UInt64) -> UInt64 { slot }
             return value(&index[key, default: sequence]) == sequence
         }
@@ -83,7 +85,8 @@ final class AlertTable: Sendable {
         storage.withLock { storage in sequences.compactMap { storage.records[$0]?.alert } }
     }
 
-    /// Adds a new alert or replaces the alert with the same sequence number.
+    /// Replaces the alert with the same sequence number (and id) by its new state: the store's updates of an alert
+    /// it read from here. New alerts go in with `insertNew(_:)`, which refuses a taken id.
     func store(_ alert: Alert) {
         storage.withLock { storage in
             storage.records[alert.sequence] = Box(alert)
@@ -96,7 +99,7 @@ final class AlertTable: Sendable {
     func remove(_ sequence: UInt64) -> Alert? {
         storage.withLock { storage in
             guard let alert = storage.records.removeValue(forKey: sequence)?.alert else { return nil }
-            storage[id: alert.id] = nil
+            if storage[id: alert.id] == sequence { storage[id: alert.id] = nil }  // never another alert's entry
             return alert
         }
     }

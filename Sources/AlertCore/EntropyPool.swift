@@ -8,12 +8,14 @@ import Musl
 import Darwin
 #endif
 
-/// Random bytes from the kernel's CSPRNG (`/dev/urandom`), read 4 KiB at a time and handed out once each.
+/// Random bytes from the kernel's CSPRNG, fetched 256 at a time with `getentropy` and handed out once each.
 ///
 /// `SystemRandomNumberGenerator` makes a `getrandom` system call for every 8 bytes: two per alert id, about a
 /// microsecond of a create, spent while the store is held. From the pool, an id costs a lock and a copy, and a
-/// refill (one `read`) comes every 256 ids. Bytes are never handed out twice, and a refill that fails falls back
-/// to `SystemRandomNumberGenerator`, so the ids stay as unguessable as before.
+/// refill (one `getentropy`, which like `getrandom` needs no file and waits for the CSPRNG to be seeded) comes
+/// every 16 ids. Bytes are never handed out twice, and a refill that fails falls back to
+/// `SystemRandomNumberGenerator`, so ids stay as unguessable as before. At most 15 future ids' bytes sit in memory.
+/// A forked child would share the pool's bytes with its parent: alertd never forks.
 final class EntropyPool: Sendable {
     /// The pool alert ids draw from.
     static let shared = EntropyPool()
@@ -24,10 +26,11 @@ final class EntropyPool: Sendable {
         var next = EntropyPool.capacity
     }
 
-    private static let capacity = 4096
+    /// `getentropy`'s limit per call.
+    private static let capacity = 256
     private let state = Lock(State())
 
-    /// Fills `buffer` with fresh random bytes (at most the pool's capacity at a time).
+    /// Fills `buffer` with fresh random bytes (at most 256 at a time).
     func fill(_ buffer: UnsafeMutableRawBufferPointer) {
         precondition(buffer.count <= Self.capacity, "EntropyPool: ask for at most \(Self.capacity) bytes at a time")
         state.withLock { state in
@@ -42,23 +45,15 @@ final class EntropyPool: Sendable {
         }
     }
 
-    /// Reads a whole pool from `/dev/urandom`; anything short of that comes from `SystemRandomNumberGenerator`.
+    /// A whole pool from `getentropy`, or from `SystemRandomNumberGenerator` if that fails.
     private static func refill(_ bytes: inout [UInt8]) {
-        var filled = 0
-        let descriptor = open("/dev/urandom", O_RDONLY | O_CLOEXEC)
-        if descriptor >= 0 {
-            defer { close(descriptor) }
-            while filled < bytes.count {
-                let got = bytes.withUnsafeMutableBytes { read(descriptor, $0.baseAddress! + filled, $0.count - filled) }
-                if got < 0, errno == EINTR { continue }
-                guard got > 0 else { break }
-                filled += got
-            }
-        }
-        guard filled < bytes.count else { return }
+        let filled = bytes.withUnsafeMutableBytes { getentropy($0.baseAddress, $0.count) } == 0
+        guard !filled else { return }
         var generator = SystemRandomNumberGenerator()
-        for index in filled..<bytes.count {
-            bytes[index] = generator.next()
+        bytes.withUnsafeMutableBytes { raw in
+            for offset in stride(from: 0, to: raw.count, by: 8) {
+                raw.storeBytes(of: generator.next() as UInt64, toByteOffset: offset, as: UInt64.self)
+            }
         }
     }
 }

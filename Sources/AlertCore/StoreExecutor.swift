@@ -1,5 +1,6 @@
 import Dispatch
 import Locking
+import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -35,6 +36,9 @@ final class StoreExecutor: SerialExecutor {
     }
 
     private let state = Lock(State())
+    /// Whether inline work runs now: `state.inlineThread != nil`, stored with `state`'s lock held and read without
+    /// it, so that a thread waiting in `enter()` spins on a load instead of on the lock the holder needs to leave.
+    private let inlineHeld = Atomic<Bool>(false)
 
     /// Runs the job on this thread when the store is idle (as the default actor does when it can take over the
     /// calling thread), else queues it for the thread that is running.
@@ -58,25 +62,27 @@ final class StoreExecutor: SerialExecutor {
         drain()
     }
 
-    /// How long `enter()` spins for other inline work to finish before it yields this thread.
-    static let inlineSpin: Duration = .microseconds(20)
-    /// How often `enter()` then yields this thread before it gives up.
-    static let inlineWaits = 8
+    /// How long `enter()` waits for other inline work to finish: less than the fallback it saves.
+    static let inlineSpin: Duration = .microseconds(10)
+    /// How often `enter()` then yields this thread, for a holder that was preempted, before it gives up.
+    static let inlineWaits = 2
 
     /// Takes the executor for inline work on this thread; false when jobs run, or other inline work runs longer
-    /// than a short spin and a few yields of this thread.
+    /// than a short spin and a couple of yields of this thread.
     ///
-    /// Inline work is short (a create is ~2–3 µs in the store), so waiting for it costs less than the fallback, a
-    /// suspended connection, a task and a resume (~14 µs). The holder is usually running on another core, so this
-    /// first spins, re-checking between clock reads, rather than yields: `sched_yield` hands the core to any
-    /// runnable thread (a client, on a shared machine) for a whole time slice. Yields come only after the spin, for
-    /// a holder that was itself preempted.
+    /// Inline work is mostly short (a create holds the store ~2–3 µs), so waiting for it costs less than the
+    /// fallback, a suspended connection, a task and a resume (~14 µs). The holder is usually running on another
+    /// core, so this spins on `inlineHeld` rather than yields: `sched_yield` hands the core to any runnable thread
+    /// (a client, on a shared machine) for a whole time slice. Long inline work (a large list page) costs a waiter
+    /// the spin and then the fallback.
     func enter() -> Bool {
         if let entered = tryEnter() { return entered }  // the common case, without reading the clock
         let spinUntil = ContinuousClock.now + Self.inlineSpin
+        var spins = 0
         while true {
-            if let entered = tryEnter() { return entered }
-            if ContinuousClock.now >= spinUntil { break }
+            if !inlineHeld.load(ordering: .relaxed), let entered = tryEnter() { return entered }
+            spins &+= 1
+            if spins % 8 == 0, ContinuousClock.now >= spinUntil { break }
         }
         for _ in 0..<Self.inlineWaits {
             sched_yield()
@@ -92,6 +98,7 @@ final class StoreExecutor: SerialExecutor {
             guard state.running else {
                 state.running = true
                 state.inlineThread = pthread_self()
+                inlineHeld.store(true, ordering: .relaxed)
                 return true
             }
             // Jobs may run for long; and this thread's own inline work (a nested `now`) never finishes meanwhile.
@@ -105,6 +112,7 @@ final class StoreExecutor: SerialExecutor {
     func leave() {
         let queued = state.withLock { state in
             state.inlineThread = nil
+            inlineHeld.store(false, ordering: .relaxed)
             guard state.head < state.queue.count else {
                 state.running = false
                 return false

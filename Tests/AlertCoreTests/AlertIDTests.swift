@@ -77,6 +77,13 @@ struct AlertIDTests {
         #expect(table.record(AlertID(rawValue: ids[4])) == nil)
     }
 
+    @Test("ids compare by bytes: a canonically equivalent spelling is another id")
+    func byteEquality() {
+        #expect(AlertID(rawValue: "K") != AlertID(rawValue: "\u{212A}"))
+        #expect(AlertID(rawValue: "abc") == AlertID(rawValue: String("xabc".dropFirst())))
+        #expect(Set([AlertID(rawValue: "K"), AlertID(rawValue: "\u{212A}"), AlertID(rawValue: "K")]).count == 2)
+    }
+
     @Test("description is the raw value")
     func description() {
         #expect(AlertID(rawValue: "abc").description == "abc")

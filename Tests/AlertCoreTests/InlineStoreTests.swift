@@ -83,7 +83,28 @@ struct InlineStoreTests {
         let started = ContinuousClock.now
         let inner = store.now { _ in store.now { _ in 1 } }
         #expect(inner == .some(nil))
-        #expect(ContinuousClock.now - started < .seconds(1))
+        #expect(ContinuousClock.now - started < TestTime.bound(.milliseconds(100)))
+    }
+
+    @Test("while an actor job runs, inline work is refused at once instead of waiting for the job")
+    func refusedWhileJobRuns() async throws {
+        let store = AlertStore()
+        let running = Counter()
+        let job = Task {
+            await store.run { @Sendable _ in
+                running.add()
+                usleep(600_000)  // a job that holds the store's executor for a long time
+            }
+        }
+        let deadline = ContinuousClock.now + TestTime.bound(.seconds(1))
+        while running.value == 0, ContinuousClock.now < deadline { usleep(1000) }
+        #expect(running.value == 1)
+        let started = ContinuousClock.now
+        let result = store.now { _ in 1 }
+        let waited = ContinuousClock.now - started
+        #expect(result == nil, "the store is busy with a job")
+        #expect(waited < TestTime.bound(.milliseconds(100)), "enter() gave up after \(waited), not at once")
+        await job.value
     }
 }
 
