@@ -21,6 +21,10 @@ cd "$ROOT"
 SCRATCH=${BENCH_SCRATCH:-.build}
 DURATION=${BENCH_DURATION:-5}
 ROUNDS=${BENCH_ROUNDS:-3}
+if ! [[ "$ROUNDS" =~ ^[0-9]+$ ]] || ((ROUNDS % 2 == 0)); then
+    echo "bench: BENCH_ROUNDS must be odd (1, 3, 5, …), for a median" >&2
+    exit 2
+fi
 WAITERS_GOAL=50000
 WAITERS_WANTED=${BENCH_WAITERS:-$WAITERS_GOAL}
 PENDING_BIG=${BENCH_PENDING:-1000000}
@@ -63,7 +67,8 @@ field() { sed -n "s/.*\<$1=\([^ ]*\).*/\1/p" <<<"$2" | head -1; }
 fmt() { awk -v x="$1" -v d="${2:-0}" 'BEGIN { printf "%.*f", d, x }'; }
 div() { awk -v a="$1" -v b="$2" -v d="${3:-2}" 'BEGIN { if (b == 0) print "n/a"; else printf "%.*f", d, a / b }'; }
 # 1 when a <= b (numbers), else 0.
-le() { awk -v a="$1" -v b="$2" 'BEGIN { print (a <= b) ? 1 : 0 }'; }
+# A value that is not a number (n/a, empty) is never within a goal.
+le() { awk -v a="$1" -v b="$2" 'BEGIN { n = "^[0-9.]+$"; print (a ~ n && b ~ n && a + 0 <= b + 0) ? 1 : 0 }'; }
 rss_kb() { awk '/^VmRSS/ { print $2 }' "/proc/$1/status"; }
 mb() { awk -v k="$1" 'BEGIN { printf "%.1f", k / 1024 }'; }
 
@@ -205,8 +210,8 @@ wake_once() { # port label run
 say "== alertd benchmark: $(date -u '+%Y-%m-%d %H:%M:%S UTC')"
 SHA=$(git rev-parse --short HEAD 2>/dev/null || echo nogit)
 DESCRIBE=$(git describe --always --dirty 2>/dev/null || echo "$SHA")
-CPU=$(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo)
-MACHINE="$(nproc) cores ($CPU), kernel $(uname -r), $(awk '/MemTotal/ { printf "%.0f GiB", $2 / 1048576 }' /proc/meminfo) RAM"
+CPU_MODEL=$(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo)
+MACHINE="$(nproc) cores ($CPU_MODEL), kernel $(uname -r), $(awk '/MemTotal/ { printf "%.0f GiB", $2 / 1048576 }' /proc/meminfo) RAM"
 HARD_FILES=$(ulimit -Hn)
 [[ "$HARD_FILES" == unlimited ]] && HARD_FILES=1048576
 MHD_VERSION=$(pkg-config --modversion libmicrohttpd)
@@ -234,8 +239,8 @@ CONNECTION_LIMIT=60000
 LOGIN=$WORK/login.json
 printf '%s' '{"title":"Login","message":"Enter your credentials","buttons":["Cancel","Log in"],"fields":[{"placeholder":"Username"},{"placeholder":"Password","secure":true,"keyboard":"asciiCapable"}]}' >"$LOGIN"
 BPORT=$(pick_port 18400)
-APORT=$(pick_port 18410)
-FPORT=$(pick_port 18420) # bench/tools/floor.c, for the 10k wake only
+APORT=$(pick_port $((BPORT + 1)))
+FPORT=$(pick_port $((APORT + 1))) # bench/tools/floor.c, for the 10k wake only
 # The load generators are a handful of loopback addresses: the per-client limits (meant for abusive clients)
 # would refuse most of the swarm's waiters, so they are off here, as behind a reverse proxy.
 ALERTD_ARGS=(--port "$APORT" --max-pending 5000000 --connection-limit "$CONNECTION_LIMIT" --shutdown-grace 2
@@ -259,22 +264,31 @@ ID=$(new_alert "$APORT")
 run_wrk "baseline warm-up" "$BASELINE_PID" -d2s "http://127.0.0.1:$BPORT/healthz"
 run_wrk "alertd warm-up" "$ALERTD_PID" -d2s "http://127.0.0.1:$APORT/healthz"
 
-# Each rate is $ROUNDS rounds of a baseline run followed at once by alertd's: the ratio of each round
-# compares runs seconds apart, and the median of the rounds' ratios is the figure. Rates and CPU per
+# Each rate is $ROUNDS rounds of a baseline run and an alertd run back to back (the order alternates): the
+# ratio of each round compares runs seconds apart, and the median of the rounds' ratios is the figure. Rates and CPU per
 # request are the medians of the rounds too. Sets R[<key>], R[<key>_cpu], R[<key>_ratio], R[<key>_ratios],
 # R[base_<key>] and R[base_<key>_cpu].
 paired() { # key req|cycles "what" "baseline wrk-args" "alertd wrk-args"
-    local key=$1 kind=$2 what=$3 round
+    local key=$1 kind=$2 what=$3 round side base_rate alertd_rate
     local -a base_args alertd_args rates=() cpus=() base_rates=() base_cpus=() ratios=()
     read -r -a base_args <<<"$4"
     read -r -a alertd_args <<<"$5"
     for round in $(seq "$ROUNDS"); do
-        measure "$kind" "baseline $what, round $round" "$BASELINE_PID" "${base_args[@]}"
-        base_rates+=("$RATE") base_cpus+=("$CPU")
-        say "round $round: baseline $what $(fmt "$RATE") $kind/s [server CPU $CPU us/request] $WRK_ERRORS"
-        measure "$kind" "alertd $what, round $round" "$ALERTD_PID" "${alertd_args[@]}"
-        rates+=("$RATE") cpus+=("$CPU") ratios+=("$(div "$RATE" "${base_rates[-1]}" 3)")
-        say "round $round: alertd $what $(fmt "$RATE") $kind/s = ${ratios[-1]} x baseline [server CPU $CPU us/request] $WRK_ERRORS"
+        # Odd rounds run the baseline first, even rounds alertd first, so a drift in outside load within a round
+        # does not always favour the same side.
+        for side in $( ((round % 2 == 1)) && echo "baseline alertd" || echo "alertd baseline"); do
+            if [[ "$side" == baseline ]]; then
+                measure "$kind" "baseline $what, round $round" "$BASELINE_PID" "${base_args[@]}"
+                base_rate=$RATE base_rates+=("$RATE") base_cpus+=("$CPU")
+                say "round $round: baseline $what $(fmt "$RATE") $kind/s [server CPU $CPU us/request] $WRK_ERRORS"
+            else
+                measure "$kind" "alertd $what, round $round" "$ALERTD_PID" "${alertd_args[@]}"
+                alertd_rate=$RATE rates+=("$RATE") cpus+=("$CPU")
+                say "round $round: alertd $what $(fmt "$RATE") $kind/s [server CPU $CPU us/request] $WRK_ERRORS"
+            fi
+        done
+        ratios+=("$(div "$alertd_rate" "$base_rate" 3)")
+        say "round $round: alertd $what = ${ratios[-1]} x baseline"
     done
     R[base_$key]=$(median "${base_rates[@]}") R[base_${key}_cpu]=$(median "${base_cpus[@]}")
     R[$key]=$(median "${rates[@]}") R[${key}_cpu]=$(median "${cpus[@]}")
@@ -372,7 +386,7 @@ ALERTD_PID=$SERVER_PID
 OUT=$(timeout 120 "$BIN/fill" -p "$APORT" -n "$PENDING_SMALL" -c 32 -f "$LOGIN" 2>&1 || true)
 echo "--- fill: $OUT" >>"$LOG"
 list_rounds list_small "$PENDING_SMALL"
-say "alertd GET /v1/alerts?limit=50, $PENDING_SMALL pending: $(fmt "${R[list_small]}") req/s = $(div "${R[list_small]}" "${R[base_get]}") x baseline [server CPU ${R[list_small_cpu]} us/request] (medians of $ROUNDS runs: ${R[list_small_cpus]} us) $WRK_ERRORS"
+say "alertd GET /v1/alerts?limit=50, $PENDING_SMALL pending: $(fmt "${R[list_small]}") req/s = $(div "${R[list_small]}" "${R[base_get]}") x baseline [server CPU ${R[list_small_cpu]} us/request] (median of $ROUNDS runs: ${R[list_small_cpus]} us) $WRK_ERRORS"
 OUT=$(timeout 400 "$BIN/fill" -p "$APORT" -n $((PENDING_BIG - PENDING_SMALL)) -c 32 -f "$LOGIN" 2>&1 || true)
 echo "--- fill: $OUT" >>"$LOG"
 R[fill_secs]=$(field secs "$OUT")
@@ -382,7 +396,7 @@ sleep 1
 R[big_kb]=$(rss_kb "$SERVER_PID")
 say "alertd RSS with $PENDING_BIG pending: $(mb "${R[big_kb]}") MB"
 list_rounds list_big "$PENDING_BIG"
-say "alertd GET /v1/alerts?limit=50, $PENDING_BIG pending: $(fmt "${R[list_big]}") req/s = $(div "${R[list_big]}" "${R[base_get]}") x baseline, $(div "${R[list_big]}" "${R[list_small]}") x the $PENDING_SMALL figure [server CPU ${R[list_big_cpu]} us/request] (medians of $ROUNDS runs: ${R[list_big_cpus]} us) $WRK_ERRORS"
+say "alertd GET /v1/alerts?limit=50, $PENDING_BIG pending: $(fmt "${R[list_big]}") req/s = $(div "${R[list_big]}" "${R[base_get]}") x baseline, $(div "${R[list_big]}" "${R[list_small]}") x the $PENDING_SMALL figure [server CPU ${R[list_big_cpu]} us/request] (median of $ROUNDS runs: ${R[list_big_cpus]} us) $WRK_ERRORS"
 stop_server "$SERVER_PID"
 
 OUT=$(timeout 120 "$BIN/startup" -p "$APORT" -r "$STARTUP_RUNS" -- "$ALERTD" --port "$APORT" 2>&1 || true)
