@@ -11,12 +11,12 @@ struct AccessLog: Sendable {
     func request(id: String, method: String, route: String, status: Int, caller: String?, seconds: Double) {
         guard logRequests, let sink else { return }
         var line = Self.begin("info", "request")
-        line.key("requestId"); line.write(id)
-        line.key("method"); line.write(method)
-        line.key("route"); line.write(route)
-        line.key("status"); line.write(status)
-        if let caller { line.key("caller"); line.write(caller) }
-        line.key("durationMs"); line.write((seconds * 1_000_000).rounded() / 1000)
+        line.member("requestId"); line.write(id)
+        line.member("method"); line.write(method)
+        line.member("route"); line.write(route)
+        line.member("status"); line.write(status)
+        if let caller { line.member("caller"); line.write(caller) }
+        line.member("durationMs"); line.write((seconds * 1_000_000).rounded() / 1000)
         line.endObject()
         sink.write(line)
     }
@@ -35,9 +35,9 @@ struct AccessLog: Sendable {
     private static func begin(_ level: String, _ message: String) -> JSONWriter {
         var line = JSONWriter(capacity: 192)
         line.beginObject()
-        line.key("ts"); line.write(RFC3339.format(Date()))
-        line.key("level"); line.write(level)
-        line.key("msg"); line.write(message)
+        line.member("ts"); line.write(RFC3339.format(Date()))
+        line.member("level"); line.write(level)
+        line.member("msg"); line.write(message)
         return line
     }
 }

@@ -8,49 +8,49 @@ extension JSONWriter {
     ///     `result.values` become `null`.
     mutating func write(_ alert: Alert, redactingSecrets: Bool) {
         beginObject()
-        key("id"); write(alert.id.rawValue)
-        key("title"); write(alert.title)
-        key("message"); write(alert.message)
-        key("style"); write(alert.style.rawValue)
-        key("tag"); write(alert.tag)
-        key("presenter"); write(alert.presenter)
-        key("owner")
+        member("id"); write(alert.id.rawValue)
+        member("title"); write(alert.title)
+        member("message"); write(alert.message)
+        member("style"); write(alert.style.rawValue)
+        member("tag"); write(alert.tag)
+        member("presenter"); write(alert.presenter)
+        member("owner")
         if let owner = alert.owner { write(owner) } else { writeNull() }
-        key("animated"); write(alert.animated)
-        key("buttons")
+        member("animated"); write(alert.animated)
+        member("buttons")
         beginArray()
         for button in alert.buttons {
             beginObject()
-            key("index"); write(button.index)
-            key("title"); write(button.title)
-            key("style"); write(button.style.rawValue)
+            member("index"); write(button.index)
+            member("title"); write(button.title)
+            member("style"); write(button.style.rawValue)
             endObject()
         }
         endArray()
-        key("fields")
+        member("fields")
         beginArray()
         for field in alert.fields {
             beginObject()
-            key("index"); write(field.index)
-            key("text")
+            member("index"); write(field.index)
+            member("text")
             if redactingSecrets && field.secure { writeNull() } else { write(field.text) }
-            key("placeholder"); write(field.placeholder)
-            key("secure"); write(field.secure)
-            key("keyboard"); write(field.keyboard.name)
+            member("placeholder"); write(field.placeholder)
+            member("secure"); write(field.secure)
+            member("keyboard"); write(field.keyboard.name)
             endObject()
         }
         endArray()
-        key("state"); write(alert.state.rawValue)
-        key("result")
+        member("state"); write(alert.state.rawValue)
+        member("result")
         if let result = alert.result {
             write(result, fields: redactingSecrets ? alert.fields : nil)
         } else {
             writeNull()
         }
-        key("createdAt"); write(RFC3339.format(alert.createdAt))
-        key("expiresAt")
+        member("createdAt"); write(RFC3339.format(alert.createdAt))
+        member("expiresAt")
         if let expiresAt = alert.expiresAt { write(RFC3339.format(expiresAt)) } else { writeNull() }
-        key("webhook")
+        member("webhook")
         if let delivery = alert.delivery { write(delivery) } else { writeNull() }
         endObject()
     }
@@ -58,12 +58,12 @@ extension JSONWriter {
     /// Writes a callback delivery: `{url, state, attempts, lastError, lastAttemptAt}`.
     mutating func write(_ delivery: WebhookDelivery) {
         beginObject()
-        key("url"); write(delivery.url)
-        key("state"); write(delivery.state.rawValue)
-        key("attempts"); write(delivery.attempts)
-        key("lastError")
+        member("url"); write(delivery.url)
+        member("state"); write(delivery.state.rawValue)
+        member("attempts"); write(delivery.attempts)
+        member("lastError")
         if let error = delivery.lastError { write(error) } else { writeNull() }
-        key("lastAttemptAt")
+        member("lastAttemptAt")
         if let at = delivery.lastAttemptAt { write(RFC3339.format(at)) } else { writeNull() }
         endObject()
     }
@@ -74,17 +74,17 @@ extension JSONWriter {
     ///   - fields: when given, the values of secure fields among them are written as `null`.
     mutating func write(_ result: AlertResult, fields: [AlertField]?) {
         beginObject()
-        key("buttonIndex"); write(result.buttonIndex)
-        key("buttonTitle"); write(result.buttonTitle)
-        key("ok"); write(result.ok)
-        key("values")
+        member("buttonIndex"); write(result.buttonIndex)
+        member("buttonTitle"); write(result.buttonTitle)
+        member("ok"); write(result.ok)
+        member("values")
         beginArray()
         for (index, value) in result.values.enumerated() {
             if let fields, index < fields.count, fields[index].secure { writeNull() } else { write(value) }
         }
         endArray()
-        key("resolution"); write(result.resolution.rawValue)
-        key("resolvedAt"); write(RFC3339.format(result.resolvedAt))
+        member("resolution"); write(result.resolution.rawValue)
+        member("resolvedAt"); write(RFC3339.format(result.resolvedAt))
         endObject()
     }
 }
