@@ -1,13 +1,5 @@
 import Foundation
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// RFC 3339 timestamps, without `DateFormatter`.
 ///
 /// Output is always UTC with milliseconds (`2026-11-30T09:34:28.123Z`). Input may omit the fraction or
@@ -29,9 +21,11 @@ enum RFC3339 {
         let milliseconds: Int64 = scaled.isNaN
             ? 0 : Int64(min(max(scaled, Double(minimumMilliseconds)), Double(maximumMilliseconds)))
         let (seconds, millisecond) = floorDivide(milliseconds, 1000)
-        var time = time_t(seconds)
-        var parts = tm()
-        gmtime_r(&time, &parts)
+        // Arithmetic, not gmtime_r: glibc's gmtime_r takes the process-wide tzset lock, and every request's
+        // access-log line and every alert's dates come through here, on both HTTP threads.
+        let (days, secondOfDay) = floorDivide(seconds, 86_400)
+        let (year, month, day) = civilFromDays(Int(days))
+        let hour = Int(secondOfDay) / 3600, minute = Int(secondOfDay) % 3600 / 60, second = Int(secondOfDay) % 60
         return String(unsafeUninitializedCapacity: 24) { buffer in
             func put(_ value: Int, _ width: Int, at offset: Int) {
                 var value = value
@@ -40,17 +34,17 @@ enum RFC3339 {
                     value /= 10
                 }
             }
-            put(Int(parts.tm_year) + 1900, 4, at: 0)
+            put(year, 4, at: 0)
             buffer[4] = UInt8(ascii: "-")
-            put(Int(parts.tm_mon) + 1, 2, at: 5)
+            put(month, 2, at: 5)
             buffer[7] = UInt8(ascii: "-")
-            put(Int(parts.tm_mday), 2, at: 8)
+            put(day, 2, at: 8)
             buffer[10] = UInt8(ascii: "T")
-            put(Int(parts.tm_hour), 2, at: 11)
+            put(hour, 2, at: 11)
             buffer[13] = UInt8(ascii: ":")
-            put(Int(parts.tm_min), 2, at: 14)
+            put(minute, 2, at: 14)
             buffer[16] = UInt8(ascii: ":")
-            put(Int(parts.tm_sec), 2, at: 17)
+            put(second, 2, at: 17)
             buffer[19] = UInt8(ascii: ".")
             put(Int(millisecond), 3, at: 20)
             buffer[23] = UInt8(ascii: "Z")
@@ -124,6 +118,19 @@ enum RFC3339 {
         let seconds = Int64(days * 86_400 + hour * 3600 + minute * 60 + second - zoneSeconds)
         return Date(
             timeIntervalSinceReferenceDate: Double(seconds - referenceOffset) + Double(nanoseconds) / 1e9)
+    }
+
+    /// The proleptic Gregorian date `days` after 1970-01-01 (Howard Hinnant's `civil_from_days`).
+    static func civilFromDays(_ days: Int) -> (year: Int, month: Int, day: Int) {
+        let shifted = days + 719_468  // days from 0000-03-01
+        let era = (shifted >= 0 ? shifted : shifted - 146_096) / 146_097
+        let dayOfEra = shifted - era * 146_097  // [0, 146096]
+        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365  // [0, 399]
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)  // [0, 365], from March 1
+        let monthFromMarch = (5 * dayOfYear + 2) / 153  // [0, 11]
+        let day = dayOfYear - (153 * monthFromMarch + 2) / 5 + 1
+        let month = monthFromMarch < 10 ? monthFromMarch + 3 : monthFromMarch - 9
+        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
     }
 
     /// Days from 1970-01-01 to the given proleptic Gregorian date (Howard Hinnant's `days_from_civil`).

@@ -24,6 +24,24 @@ struct RFC3339Tests {
         #expect(RFC3339.format(Date(timeIntervalSince1970: seconds)) == expected)
     }
 
+    @Test("formatting agrees with the C library's gmtime_r across years 0000 to 9999")
+    func formatMatchesGmtime() {
+        var generator = SystemRandomNumberGenerator()
+        let instants: [Int64] = [-62_167_219_200, -1, 0, 86_399, 86_400, 951_782_399, 951_782_400, 253_402_300_799]
+            + (0..<20_000).map { _ in Int64.random(in: -62_167_219_200...253_402_300_799, using: &generator) }
+        for seconds in instants {
+            var time = time_t(seconds)
+            var parts = tm()
+            gmtime_r(&time, &parts)
+            let expected = String(format: "%04d-%02d-%02dT%02d:%02d:%02d.000Z", Int(parts.tm_year) + 1900,
+                                  Int(parts.tm_mon) + 1, Int(parts.tm_mday), Int(parts.tm_hour), Int(parts.tm_min),
+                                  Int(parts.tm_sec))
+            let formatted = RFC3339.format(Date(timeIntervalSince1970: Double(seconds)))
+            #expect(formatted == expected, "\(seconds)")
+            if formatted != expected { break }
+        }
+    }
+
     @Test func formatsFoundationLimits() {
         #expect(RFC3339.format(.distantFuture) == "4001-01-01T00:00:00.000Z")
         // Foundation's distantPast is 0001-01-01 in the Julian calendar: two days earlier in the proleptic
