@@ -20,6 +20,7 @@
  * usage: baseline [-w] PORT [CONNECTION_LIMIT [THREADS]]    stops on SIGTERM/SIGINT
  * build: cc -O2 -o baseline baseline.c $(pkg-config --cflags --libs libmicrohttpd)
  */
+#include "../tools/http.h"
 #include <microhttpd.h>
 #include <pthread.h>
 #include <signal.h>
@@ -106,23 +107,6 @@ static enum MHD_Result access_handler(void *cls, struct MHD_Connection *connecti
     return queue_json(connection, MHD_HTTP_OK, GET_BODY, sizeof GET_BODY - 1);
 }
 
-/* Raise the soft file limit to the hard one and keep the connection limit below it,
- * with the same margin as alertd's HTTPServer.fitToFileLimit. */
-static unsigned int fit_to_file_limit(unsigned int wanted)
-{
-    struct rlimit limit;
-    if (getrlimit(RLIMIT_NOFILE, &limit) != 0) return wanted;
-    if (limit.rlim_cur < limit.rlim_max) {
-        struct rlimit raised = limit;
-        raised.rlim_cur = limit.rlim_max;
-        if (setrlimit(RLIMIT_NOFILE, &raised) == 0) limit = raised;
-    }
-    if (limit.rlim_cur == RLIM_INFINITY) return wanted;
-    long available = (long)limit.rlim_cur - 64;
-    if (available < 1) available = 1;
-    return wanted < (unsigned long)available ? wanted : (unsigned int)available;
-}
-
 int main(int argc, char **argv)
 {
     if (argc > 1 && strcmp(argv[1], "-w") == 0) {
@@ -135,7 +119,7 @@ int main(int argc, char **argv)
         return 64;
     }
     unsigned short port = (unsigned short)atoi(argv[1]);
-    unsigned int limit = fit_to_file_limit(argc > 2 ? (unsigned int)atoi(argv[2]) : 10000);
+    unsigned int limit = (unsigned int)fit_to_file_limit(argc > 2 ? atol(argv[2]) : 10000);
     unsigned int threads = argc > 3 ? (unsigned int)atoi(argv[3]) : 2;
 
     sigset_t signals;

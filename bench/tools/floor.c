@@ -19,6 +19,7 @@
  * build: cc -O2 -Wall -o floor floor.c -lpthread
  */
 #define _GNU_SOURCE
+#include "http.h"
 #include <errno.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -385,23 +386,6 @@ static int listen_socket(void)
         return -1;
     }
     return fd;
-}
-
-/* Raise the soft file limit to the hard one and keep the connection limit below it,
- * with the same margin as the baseline and alertd's HTTPServer.fitToFileLimit. */
-static long fit_to_file_limit(long wanted)
-{
-    struct rlimit limit;
-    if (getrlimit(RLIMIT_NOFILE, &limit) != 0) return wanted;
-    if (limit.rlim_cur < limit.rlim_max) {
-        struct rlimit raised = limit;
-        raised.rlim_cur = limit.rlim_max;
-        if (setrlimit(RLIMIT_NOFILE, &raised) == 0) limit = raised;
-    }
-    if (limit.rlim_cur == RLIM_INFINITY) return wanted;
-    long available = (long)limit.rlim_cur - 64;
-    if (available < 1) available = 1;
-    return wanted < available ? wanted : available;
 }
 
 int main(int argc, char **argv)

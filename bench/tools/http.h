@@ -1,5 +1,5 @@
-/* Small HTTP/1.1 client helpers shared by the bench tools: loopback TCP, whole writes,
- * and parsing one response (Content-Length framed, as libmicrohttpd sends them). */
+/* Small helpers shared by the bench tools and servers: the file limit, loopback TCP, whole
+ * writes, and parsing one response (Content-Length framed, as libmicrohttpd sends them). */
 #ifndef BENCH_HTTP_H
 #define BENCH_HTTP_H
 
@@ -45,6 +45,23 @@ static inline long raise_file_limit(void)
     setrlimit(RLIMIT_NOFILE, &limit);
     getrlimit(RLIMIT_NOFILE, &limit);
     return limit.rlim_cur == RLIM_INFINITY ? 1L << 20 : (long)limit.rlim_cur;
+}
+
+/* Raise the soft file limit to the hard one and keep a server's connection limit below it,
+ * with the same margin as alertd's HTTPServer.fitToFileLimit (the baseline and the floor). */
+static inline long fit_to_file_limit(long wanted)
+{
+    struct rlimit limit;
+    if (getrlimit(RLIMIT_NOFILE, &limit) != 0) return wanted;
+    if (limit.rlim_cur < limit.rlim_max) {
+        struct rlimit raised = limit;
+        raised.rlim_cur = limit.rlim_max;
+        if (setrlimit(RLIMIT_NOFILE, &raised) == 0) limit = raised;
+    }
+    if (limit.rlim_cur == RLIM_INFINITY) return wanted;
+    long available = (long)limit.rlim_cur - 64;
+    if (available < 1) available = 1;
+    return wanted < available ? wanted : available;
 }
 
 /* A TCP socket connected (or connecting, when nonblocking) to host:port, TCP_NODELAY set.
