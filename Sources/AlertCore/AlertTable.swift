@@ -89,8 +89,10 @@ final class AlertTable: Sendable {
     /// it read from here. New alerts go in with `insertNew(_:)`, which refuses a taken id.
     func store(_ alert: Alert) {
         storage.withLock { storage in
+            // The id already maps to this sequence (both callers read the alert from here, in the same actor turn):
+            // writing the index again would hash the id for nothing on every answer.
+            assert(storage[id: alert.id] == alert.sequence, "store(_:) replaces; new alerts go in with insertNew(_:)")
             storage.records[alert.sequence] = Box(alert)
-            storage[id: alert.id] = alert.sequence
         }
     }
 
