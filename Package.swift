@@ -20,6 +20,8 @@ let package = Package(
         ),
         // `Synchronization.Mutex`, or a mutex ThreadSanitizer can see in a `make tsan` build (Lock.swift).
         .target(name: "Locking"),
+        // JSON: a byte-level parser and a streaming writer, shared by the API, the journal and alertctl.
+        .target(name: "JSON"),
         // Transport only: knows HTTP and libmicrohttpd, nothing of alerts.
         .target(name: "MicroHTTP", dependencies: ["CMicroHTTPD", "Locking"]),
         // Model, rules and the AlertStore actor: knows nothing of HTTP.
@@ -27,7 +29,7 @@ let package = Package(
         // Routes: HTTP <-> store, JSON shapes, problem+json errors.
         .target(
             name: "AlertAPI",
-            dependencies: ["MicroHTTP", "AlertCore", "Locking"],
+            dependencies: ["MicroHTTP", "AlertCore", "JSON", "Locking"],
             plugins: ["EmbedResource"]
         ),
         .executableTarget(name: "alertd", dependencies: ["AlertAPI"]),
@@ -49,7 +51,7 @@ let package = Package(
         .target(name: "AlertdTestSupport", dependencies: ["AlertAPI"], path: "Tests/AlertdTestSupport"),
         .testTarget(name: "MicroHTTPTests", dependencies: ["MicroHTTP", "HTTPTestSupport"]),
         .testTarget(name: "AlertCoreTests", dependencies: ["AlertCore", "HTTPTestSupport"]),
-        .testTarget(name: "AlertAPITests", dependencies: ["AlertAPI", "AlertCore", "MicroHTTP", "HTTPTestSupport", "AlertdTestSupport", "Locking"]),
+        .testTarget(name: "AlertAPITests", dependencies: ["AlertAPI", "AlertCore", "JSON", "MicroHTTP", "HTTPTestSupport", "AlertdTestSupport", "Locking"]),
         .testTarget(name: "AlertClientTests", dependencies: ["AlertClient", "AlertAPI", "HTTPTestSupport", "AlertdTestSupport", "Locking"]),
         .testTarget(name: "AlertctlTests", dependencies: ["AlertAPI", "HTTPTestSupport", "AlertdTestSupport", "Locking"]),
     ],

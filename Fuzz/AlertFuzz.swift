@@ -32,6 +32,7 @@ import AlertCore
 import Foundation
 import MicroHTTP
 @testable import AlertAPI
+import JSON
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func alertFuzzOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {

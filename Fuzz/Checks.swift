@@ -1,6 +1,7 @@
 import AlertCore
 import Foundation
 @testable import AlertAPI
+import JSON
 
 /// A broken invariant is a finding like a crash: report it and trap, so libFuzzer saves the input.
 func expect(_ condition: @autoclosure () -> Bool, _ message: @autoclosure () -> String,

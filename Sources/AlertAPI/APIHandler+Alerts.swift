@@ -1,6 +1,7 @@
 import AlertCore
 import Foundation
 import MicroHTTP
+import JSON
 
 /// The parameters of `GET /v1/alerts`.
 struct ListRequest: Sendable {

@@ -1,5 +1,6 @@
 import AlertCore
 import MicroHTTP
+import JSON
 
 /// The parameters of `GET /v1/events`.
 struct EventsRequest: Sendable {

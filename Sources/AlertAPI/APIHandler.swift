@@ -1,5 +1,6 @@
 import AlertCore
 import MicroHTTP
+import JSON
 
 /// The alerts API: maps HTTP requests to `AlertStore` calls and results to JSON.
 /// Answers what needs no store at once; everything else runs as deferred work on a

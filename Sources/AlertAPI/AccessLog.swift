@@ -1,4 +1,5 @@
 import Foundation
+import JSON
 
 /// Structured request and event logs: one JSON object a line with a timestamp, a level and
 /// a message. Secure field values are never passed to it, so they can never be logged.

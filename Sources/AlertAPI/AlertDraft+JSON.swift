@@ -1,4 +1,5 @@
 import AlertCore
+import JSON
 
 extension AlertDraft {
     static let members = ["title", "message", "style", "tag", "presenter", "animated", "buttons", "destructive",

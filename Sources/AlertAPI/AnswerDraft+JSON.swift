@@ -1,4 +1,5 @@
 import AlertCore
+import JSON
 
 extension AnswerDraft {
     /// Reads an answer body: `{"buttonIndex": 1}` or `{"button": "OK"}`, with optional `values`.

@@ -1,3 +1,4 @@
+import JSON
 /// Reads typed values out of a parsed JSON body, collecting every type error with the
 /// JSON pointer of the member at fault, so one 422 can name all of them.
 struct BodyReader {

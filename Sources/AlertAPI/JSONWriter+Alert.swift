@@ -1,4 +1,5 @@
 import AlertCore
+import JSON
 
 extension JSONWriter {
     /// Writes an Alert in the contract's shape and member order.

@@ -1,5 +1,6 @@
 import Foundation
 import Locking
+import JSON
 
 /// Where structured log lines go: one JSON object a line, buffered in memory and written in
 /// batches every 200 ms by a thread of its own, so logging costs a request no system call and a

@@ -1,5 +1,6 @@
 import AlertCore
 import MicroHTTP
+import JSON
 
 /// An RFC 9457 problem: an error that carries its HTTP meaning and renders itself as
 /// `application/problem+json`.

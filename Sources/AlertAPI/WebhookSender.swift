@@ -3,6 +3,7 @@ import Foundation
 import Locking
 #if canImport(FoundationNetworking)
 import FoundationNetworking
+import JSON
 #endif
 
 /// POSTs a resolved alert to its callback URL, retrying with bounded exponential back-off,

@@ -1,6 +1,7 @@
 @testable import AlertAPI
 import Foundation
 import Testing
+import JSON
 
 /// Inputs `make fuzz` found (docs/FUZZING.md), sent over HTTP; the same inputs are kept in `Fuzz/crashers/`.
 @Suite("Fuzzer findings")

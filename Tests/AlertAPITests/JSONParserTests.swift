@@ -1,6 +1,7 @@
 import Testing
 
 @testable import AlertAPI
+import JSON
 
 /// Parses `text` as UTF-8.
 private func parse(_ text: String, maxDepth: Int = 32) throws(JSONSyntaxError) -> JSONValue {

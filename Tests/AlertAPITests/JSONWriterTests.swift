@@ -1,6 +1,7 @@
 import Testing
 
 @testable import AlertAPI
+import JSON
 
 /// The writer's output as text.
 private func text(_ build: (inout JSONWriter) -> Void) -> String {

@@ -1,6 +1,7 @@
 import AlertAPI
 import Foundation
 import Testing
+import JSON
 
 /// `GET /v1/alerts`: what a responder (the dashboard, curl) sees, and the blocking query.
 @Suite("Listing alerts")

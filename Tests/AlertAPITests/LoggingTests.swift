@@ -1,6 +1,7 @@
 @testable import AlertAPI
 import Foundation
 import Testing
+import JSON
 
 /// Structured logs of the real `alertd` binary: one JSON object a line on standard error,
 /// secure values never among them.

@@ -4,6 +4,7 @@ import AlertdTestSupport
 import Foundation
 import Locking
 import Testing
+import JSON
 
 /// SIGTERM while producers create and wait, responders answer and keep-alive clients poll.
 @Suite("Shutdown under load")

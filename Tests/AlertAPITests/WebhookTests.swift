@@ -2,6 +2,7 @@
 import AlertCore
 import Foundation
 import Testing
+import JSON
 
 extension LiveServer {
     /// Polls the alert until its `webhook` satisfies `done` (or `timeout` passes); returns every

@@ -2,6 +2,7 @@
 import Foundation
 import HTTPTestSupport
 import Testing
+import JSON
 
 /// Long-polls held as callback waiters on suspended connections (no task): what each woken waiter receives.
 @Suite("Woken long-polls")

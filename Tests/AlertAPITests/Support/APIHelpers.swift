@@ -1,6 +1,7 @@
 @testable import AlertAPI
 import Foundation
 import Testing
+import JSON
 
 // Per-endpoint helpers that keep the integration tests readable.
 

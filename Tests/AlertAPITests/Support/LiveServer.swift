@@ -3,6 +3,7 @@ import AlertCore
 import AlertdTestSupport
 import Foundation
 import Testing
+import JSON
 
 /// A real alertd on an ephemeral port, driven over real HTTP.
 struct LiveServer {

@@ -4,6 +4,7 @@ import Locking
 
 #if canImport(Glibc)
 import Glibc
+import JSON
 #endif
 
 /// One Server-Sent Events message (a block of fields ended by a blank line).

@@ -4,6 +4,7 @@ import Locking
 
 #if canImport(Glibc)
 import Glibc
+import JSON
 #endif
 
 /// An HTTP receiver for webhook deliveries, for tests: it listens on 127.0.0.1 (an ephemeral
