@@ -68,25 +68,32 @@ extension APIHandler {
         onStore({ store throws(AlertStoreError) in try store.dismiss(id) }) { .json(200, result: $0) }
     }
 
-    /// Runs store work that never waits at once on this thread when the store is idle, else on a suspended
-    /// connection; either way `respond` turns its value into the response, `problem` its error.
-    private func onStore<T: Sendable>(
+    /// Runs store work that never waits, and answers once what it shows is durable: on this thread at once when
+    /// the store is idle and nothing waits for a commit, else on a suspended connection. `respond` turns its value
+    /// into the response, `problem` its error; a change the journal could not make durable is `503`.
+    func onStore<T: Sendable>(
         _ work: @escaping @Sendable (isolated AlertStore) throws(AlertStoreError) -> T,
         then respond: @escaping @Sendable (T) -> HTTPResponse,
         problem: @escaping @Sendable (AlertStoreError) -> Problem = { Problem($0) }
     ) -> HTTPReply {
-        do {
-            if let value = try store.now(work) { return .response(respond(value)) }
-        } catch {
-            return .response(problem(error).response)
-        }
-        return later { () async throws(Problem) in
-            do throws(AlertStoreError) {
-                return respond(try await store.run(work))
-            } catch {
-                throw problem(error)
+        let pending = PendingResponse()
+        store.perform(work) { outcome, failure in
+            if let failure { return pending.deliver(Problem(AlertStoreError.unavailable(failure.reason)).response) }
+            switch outcome {
+            case .success(let value): pending.deliver(respond(value))
+            case .failure(let error): pending.deliver(problem(error).response)
             }
         }
+        return pending.reply()
+    }
+
+    /// `response`, once the last change to the alert it shows is durable (at once when it is).
+    func durable(_ response: HTTPResponse, showing alert: Alert) -> HTTPReply {
+        let pending = PendingResponse()
+        store.whenDurable(alert.sequence) { failure in
+            pending.deliver(failure.map { Problem(AlertStoreError.unavailable($0.reason)).response } ?? response)
+        }
+        return pending.reply()
     }
 }
 

@@ -23,6 +23,7 @@ extension APIHandler {
                 case .alert(let alert): responder.respond(.response(render(alert)))
                 case .index, .notFound: responder.respond(.response(Problem(AlertStoreError.notFound(id)).response))
                 case .shuttingDown: responder.respond(.response(Problem.shuttingDown.response))
+                case .unavailable: responder.respond(.response(Problem.writeFailed(store).response))
                 }
             }
             Self.register(responder, on: store) { store throws(AlertStoreError) in
@@ -39,9 +40,10 @@ extension APIHandler {
         let wait = request.wait
         return .suspended { responder in
             let wake: @Sendable (WaitOutcome) -> Void = { outcome in
-                guard case .index = outcome else {
-                    responder.respond(.response(Problem.shuttingDown.response))
-                    return
+                switch outcome {
+                case .index, .alert, .notFound: break
+                case .shuttingDown: return responder.respond(.response(Problem.shuttingDown.response))
+                case .unavailable: return responder.respond(.response(Problem.writeFailed(store).response))
                 }
                 Task { responder.respond(.response(Self.listResponse(await store.list(query)))) }
             }
@@ -82,5 +84,12 @@ extension APIHandler {
     private static func cancel(_ ticket: WaiterTicket, on store: AlertStore) {
         guard store.now({ $0.cancelWaiter(ticket) }) == nil else { return }
         Task { await store.cancelWaiter(ticket) }
+    }
+}
+
+extension Problem {
+    /// 503: the store's journal failed, so the store takes no writes and cannot show what it did not commit.
+    static func writeFailed(_ store: AlertStore) -> Problem {
+        Problem(AlertStoreError.unavailable(store.writeFailure?.reason ?? "the journal failed"))
     }
 }

@@ -100,10 +100,6 @@ struct APIHandler: HTTPHandler {
                 wait: try query.wait()
             )
             guard let index = list.index, list.wait > .zero else { return self.list(list) }
-            // The store passed the index already: answered at once, no wait, no slot.
-            if case let page?? = store.now({ store in store.index > index ? store.list(list.query) : nil }) {
-                return .response(Self.listResponse(page))
-            }
             return try waiting(whenChanged(list, index: index), if: list.waits, for: request, as: caller)
         case (.alert(let id), "DELETE"):
             _ = try readable(id, by: caller)
@@ -112,7 +108,7 @@ struct APIHandler: HTTPHandler {
             let wait = try query.wait()
             // A read that needs no waiting is answered at once, without suspending the connection.
             guard let alert = try readable(id, by: caller) else { throw Problem(AlertStoreError.notFound(id)) }
-            if wait == .zero || alert.result != nil { return .response(.json(200, alert: alert, for: caller)) }
+            if wait == .zero || alert.result != nil { return durable(.json(200, alert: alert, for: caller), showing: alert) }
             let renders = self.renders
             let waited = whenResolved(id, wait: wait) { renders.alert($0, for: caller) }
             return try waiting(waited, if: true, for: request, as: caller)
@@ -122,7 +118,7 @@ struct APIHandler: HTTPHandler {
         case (.response(let id), _):
             let wait = try query.wait()
             guard let alert = try readable(id, by: caller) else { throw Problem(AlertStoreError.notFound(id)) }
-            if wait == .zero || alert.result != nil { return .response(.json(resultOf: alert, for: caller)) }
+            if wait == .zero || alert.result != nil { return durable(.json(resultOf: alert, for: caller), showing: alert) }
             let renders = self.renders
             let waited = whenResolved(id, wait: wait) { renders.result(of: $0, for: caller) }
             return try waiting(waited, if: true, for: request, as: caller)

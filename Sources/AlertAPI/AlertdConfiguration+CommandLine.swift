@@ -69,6 +69,11 @@ extension AlertdConfiguration {
         Option(flag: "--max-header-bytes", environment: "ALERTD_MAX_HEADER_BYTES",
                help: "most bytes of header lines, then 431 (default 4096)",
                apply: integer(256...16 * 1024 * 1024) { $0.http.maxHeaderBytes = $1 }),
+        Option(flag: "--data-dir", environment: "ALERTD_DATA_DIR",
+               help: "directory of the SQLite journal: alerts survive restarts (default: none, memory only)") {
+            $0.dataDirectory = $1
+            return !$1.isEmpty
+        },
         Option(flag: "--max-pending", environment: "ALERTD_MAX_PENDING",
                help: "pending alerts before POST answers 429 (default 100000)",
                apply: integer(1...100_000_000) { $0.store.maxPending = $1 }),

@@ -23,6 +23,8 @@ public struct AlertdConfiguration: Sendable {
     public var tokens = AccessTokens()
     /// Whether to serve without tokens on a non-loopback address anyway.
     public var insecure = false
+    /// The directory of the SQLite journal; `nil`: memory only, alerts do not survive a restart.
+    public var dataDirectory: String?
 
     /// The defaults: 127.0.0.1:8080 and the limits in `docs/DESIGN.md`.
     public init() {}

@@ -16,6 +16,8 @@ extension Problem {
             headers.add("Retry-After", "1")
         case .shuttingDown:
             self = .shuttingDown
+        case .unavailable:
+            self = .alertd(503, "write-failed", "Writes unavailable", detail: error.message)
         case .historyGone:
             self = .alertd(410, "history-gone", "Event history gone", detail: error.message)
         case .keyReused:

@@ -8,7 +8,9 @@ extension AlertStore {
     /// - Throws: `AlertStoreError` `notFound`; `alreadyResolved` with the winning result; `invalid` for an
     ///   index out of range (`/buttonIndex`), an unknown title (`/button`), or wrong values (`/values`).
     public func answer(_ id: AlertID, with answer: AnswerDraft) throws(AlertStoreError) -> AlertResult {
+        defer { endTurn() }
         let (sequence, alert) = try pendingRecord(id)
+        try requireWritable()
         var issues: [FieldIssue] = []
         let buttonIndex = Self.buttonIndex(for: answer.choice, in: alert, issues: &issues)
         let values = Self.values(answer.values, for: alert, limit: configuration.limits.fieldText, issues: &issues)
@@ -23,7 +25,9 @@ extension AlertStore {
     /// - Returns: The result, with resolution `dismissed`.
     /// - Throws: `AlertStoreError` `notFound`, or `alreadyResolved` with the winning result.
     public func dismiss(_ id: AlertID) throws(AlertStoreError) -> AlertResult {
+        defer { endTurn() }
         let (sequence, alert) = try pendingRecord(id)
+        try requireWritable()
         return resolveAsCancel(sequence, alert: alert, resolution: .dismissed)
     }
 

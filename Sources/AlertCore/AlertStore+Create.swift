@@ -7,9 +7,45 @@ extension AlertStore {
     ///   - draft: The alert as the producer asked for it.
     ///   - owner: Who creates it (listed and filtered by it), or `nil` for nobody in particular.
     /// - Returns: The alert with normalized buttons and fields, `createdAt` now and `expiresAt` now + timeout.
-    /// - Throws: `AlertStoreError` `invalid` listing every broken rule, or `tooManyPending` when `maxPending`
-    ///   alerts are pending.
+    /// - Throws: `AlertStoreError` `invalid` listing every broken rule, `tooManyPending` when `maxPending`
+    ///   alerts are pending, or `unavailable` when the journal failed.
     public func create(_ draft: AlertDraft, owner: String? = nil) throws(AlertStoreError) -> Alert {
+        defer { endTurn() }
+        return try insert(draft, owner: owner, idempotency: nil)
+    }
+
+    /// Creates an alert once per idempotency key and owner: a retry with the same key and the same draft
+    /// returns the alert the first call created; the same key from another owner is another key.
+    ///
+    /// - Parameters:
+    ///   - draft: The alert as the producer asked for it.
+    ///   - owner: Who creates it, or `nil` for nobody in particular.
+    ///   - idempotencyKey: The producer's key for this create; `nil` for none.
+    /// - Returns: The alert, and whether it was created by an earlier call with the key.
+    /// - Throws: `AlertStoreError` `keyReused` when the key created an alert from a different draft,
+    ///   and everything `create(_:)` throws.
+    public func create(
+        _ draft: AlertDraft, owner: String? = nil, idempotencyKey: String?
+    ) throws(AlertStoreError) -> (alert: Alert, replayed: Bool) {
+        defer { endTurn() }
+        guard let idempotencyKey else { return (try insert(draft, owner: owner, idempotency: nil), false) }
+        let key = IdempotencyScope(owner: owner, key: idempotencyKey)
+        if let earlier = idempotencyKeys[key], let alert = records[earlier.sequence] {
+            guard earlier.draft == draft else { throw .keyReused(idempotencyKey) }
+            return (alert, true)
+        }
+        let record = IdempotencyRecord(owner: owner, key: idempotencyKey, draft: draft)
+        let alert = try insert(draft, owner: owner, idempotency: record)
+        idempotencyKeys[key] = (draft, alert.sequence)
+        keysBySequence[alert.sequence] = key
+        return (alert, false)
+    }
+
+    /// Stores a new pending alert, indexes it, schedules its expiry, journals it and makes its event.
+    private func insert(
+        _ draft: AlertDraft, owner: String?, idempotency: IdempotencyRecord?
+    ) throws(AlertStoreError) -> Alert {
+        try requireWritable()
         let normalized = try draft.normalized(limits: configuration.limits)
         guard pendingQueue.count < configuration.maxPending else {
             throw .tooManyPending(limit: configuration.maxPending)
@@ -33,16 +69,23 @@ extension AlertStore {
             delivery: draft.callback.map(WebhookDelivery.init(url:)),
             owner: owner
         )
+        willChange(sequence)
         // 128 random bits never repeat in practice; the table still refuses a taken id, in the same lookup.
         while !records.insertNew(alert) { alert.id = .random() }
-        pendingQueue.append(sequence)
-        keyedQueues[.presenter(draft.presenter), default: ArrivalQueue()].append(sequence)
-        if let owner { keyedQueues[.owner(owner), default: ArrivalQueue()].append(sequence) }
+        index(pending: alert)
         if let timeout = draft.timeout {
             schedule(Deadline(instant: .now + .seconds(timeout), kind: .expiry(sequence)))
         }
         createdCount += 1
         bumpIndex(.created, alert)
+        journalize(.created(alert, event: changeIndex, idempotency: idempotency))
         return alert
+    }
+
+    /// Adds a pending alert to the arrival queues.
+    func index(pending alert: Alert) {
+        pendingQueue.append(alert.sequence)
+        keyedQueues[.presenter(alert.presenter), default: ArrivalQueue()].append(alert.sequence)
+        if let owner = alert.owner { keyedQueues[.owner(owner), default: ArrivalQueue()].append(alert.sequence) }
     }
 }

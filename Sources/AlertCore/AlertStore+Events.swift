@@ -14,16 +14,18 @@ extension AlertStore {
         after cursor: UInt64, limit: Int = 1000, kinds: Set<AlertEvent.Kind> = [], presenter: String? = nil,
         owner: String? = nil
     ) throws(AlertStoreError) -> (events: [AlertEvent], index: UInt64) {
-        if cursor > changeIndex {
-            throw .historyGone(cursor: cursor, oldest: eventLog.oldestIndex, current: changeIndex)
+        // Only committed events are shown: a crash cannot take them back.
+        let head = visibleIndex
+        if cursor > head {
+            throw .historyGone(cursor: cursor, oldest: eventLog.oldestIndex, current: head)
         }
-        if cursor < changeIndex, let oldest = eventLog.oldestIndex, cursor + 1 < oldest {
-            throw .historyGone(cursor: cursor, oldest: oldest, current: changeIndex)
+        if cursor < head, let oldest = eventLog.oldestIndex, cursor + 1 < oldest {
+            throw .historyGone(cursor: cursor, oldest: oldest, current: head)
         }
         let events = eventLog.events(after: cursor, limit: limit) { event in
-            (kinds.isEmpty || kinds.contains(event.kind)) && (presenter == nil || event.alert.presenter == presenter)
-                && (owner == nil || event.alert.owner == owner)
+            event.index <= head && (kinds.isEmpty || kinds.contains(event.kind))
+                && (presenter == nil || event.alert.presenter == presenter) && (owner == nil || event.alert.owner == owner)
         }
-        return (events, changeIndex)
+        return (events, head)
     }
 }

@@ -16,7 +16,10 @@ extension AlertStore {
     ) throws(E) -> T? {
         guard executor.enter() else { return nil }
         defer { executor.leave() }
-        return try assumeIsolated { store in Result { () throws(E) -> T in try work(store) } }.get()
+        return try assumeIsolated { store in
+            defer { store.endTurn() }
+            return Result { () throws(E) -> T in try work(store) }
+        }.get()
     }
 
     /// Runs `work` on the store, as `now(_:)` does when the store is idle.
@@ -26,6 +29,7 @@ extension AlertStore {
     /// - Returns: what `work` returned.
     /// - Throws: what `work` throws.
     public func run<T: Sendable, E: Error>(_ work: (isolated AlertStore) throws(E) -> T) throws(E) -> T {
-        try work(self)
+        defer { endTurn() }
+        return try work(self)
     }
 }

@@ -29,6 +29,7 @@ extension AlertStore {
             resolvedAt: Date()
         )
         alert.result = result
+        willChange(sequence)
         records.store(alert)
         pendingQueue.remove(sequence)
         removeKeyed(sequence, .presenter(alert.presenter))
@@ -39,12 +40,13 @@ extension AlertStore {
         resolvedIndex.insert(sequence, at: .now)
         resolutionCounts[resolution, default: 0] += 1
         bumpIndex(AlertEvent.Kind(resolution), alert)
-        if alert.delivery != nil { resolutionObserver?(alert) }
+        journalize(.resolved(alert, event: changeIndex))
+        startDelivery(of: alert)
         if let ids = resolutionWaiters.removeValue(forKey: sequence) {
             for id in ids {
                 guard let waiter = waiters.removeValue(forKey: id) else { continue }
                 noteStaleDeadline()
-                waiter.wake(.alert(alert))
+                wake(waiter, .alert(alert))
             }
         }
         while resolvedIndex.count > max(configuration.maxResolved, 0) {
@@ -52,6 +54,13 @@ extension AlertStore {
         }
         scheduleRetention()
         return result
+    }
+
+    /// Hands a resolved alert whose callback is not yet delivered to the webhook sender, once its resolution is
+    /// durable.
+    func startDelivery(of alert: Alert) {
+        guard alert.delivery?.state == .pending, let observer = resolutionObserver else { return }
+        afterCommit { failure in if failure == nil { observer(alert) } }
     }
 
     /// Takes a pending alert out of one keyed queue, dropping the queue once it is empty.
@@ -63,6 +72,7 @@ extension AlertStore {
     /// Forgets the resolved alert resolved longest ago.
     func dropOldestResolved() {
         guard let entry = resolvedIndex.removeOldest(), records.remove(entry.sequence) != nil else { return }
+        journalize(.dropped(sequence: entry.sequence))
         if let key = keysBySequence.removeValue(forKey: entry.sequence) {
             idempotencyKeys[key] = nil
         }

@@ -51,6 +51,7 @@ extension AlertStore {
         timerTask = nil
         timerInstant = nil
         runDueDeadlines(now: .now)
+        endTurn()
     }
 
     /// Pops and runs every deadline at or before `now`, then re-arms the timer for the next one.
@@ -68,14 +69,15 @@ extension AlertStore {
             }
             switch next.kind {
             case .expiry(let sequence):
-                if let alert = records[sequence] {
+                // After a failed commit nothing more is written; the alert expires after a restart.
+                if fence?.failure == nil, let alert = records[sequence] {
                     _ = resolveAsCancel(sequence, alert: alert, resolution: .expired)
                 }
             case .waiter(let id):
                 timeOut(waiter: id)
             case .retention:
                 retentionDeadline = nil
-                purgeRetained(now: now)
+                if fence?.failure == nil { purgeRetained(now: now) }
                 scheduleRetention()
             }
         }

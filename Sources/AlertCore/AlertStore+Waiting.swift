@@ -15,12 +15,16 @@ extension AlertStore {
     ///   (or had shut down before a wait that would suspend).
     public func waitForResolution(of id: AlertID, timeout: Duration) async throws(AlertStoreError) -> Alert {
         let (sequence, alert) = try record(id)
-        if alert.result != nil || timeout <= .zero { return alert }
+        if alert.result != nil || timeout <= .zero {
+            try await durable()
+            return alert
+        }
         if isShutDown { throw .shuttingDown }
         switch await suspend(for: .resolution(sequence), timeout: timeout) {
         case .alert(let alert): return alert
         case .index, .notFound: throw .notFound(id)
         case .shuttingDown: throw .shuttingDown
+        case .unavailable: throw .unavailable(writeFailure?.reason ?? "the journal failed")
         }
     }
 
@@ -36,12 +40,17 @@ extension AlertStore {
     /// - Throws: `AlertStoreError` `shuttingDown` when the store shuts down while this waits (or had shut down
     ///   before a wait that would suspend).
     public func waitForChange(after index: UInt64, timeout: Duration) async throws(AlertStoreError) -> UInt64 {
-        if changeIndex > index || timeout <= .zero { return changeIndex }
+        if changeIndex > index || timeout <= .zero {
+            let current = changeIndex
+            try await durable()
+            return current
+        }
         if isShutDown { throw .shuttingDown }
         switch await suspend(for: .change(after: index), timeout: timeout) {
         case .index(let current): return current
-        case .alert, .notFound: return changeIndex
+        case .alert, .notFound: return visibleIndex
         case .shuttingDown: throw .shuttingDown
+        case .unavailable: throw .unavailable(writeFailure?.reason ?? "the journal failed")
         }
     }
 
@@ -62,9 +71,10 @@ extension AlertStore {
     public func whenResolved(
         _ id: AlertID, timeout: Duration, _ wake: @escaping @Sendable (WaitOutcome) -> Void
     ) throws(AlertStoreError) -> WaiterTicket {
+        defer { endTurn() }
         let (sequence, alert) = try record(id)
         if alert.result != nil || timeout <= .zero {
-            wake(.alert(alert))
+            afterCommit { failure in wake(failure == nil ? .alert(alert) : .unavailable) }
             return .answered
         }
         if isShutDown { throw .shuttingDown }
@@ -86,8 +96,10 @@ extension AlertStore {
     public func whenChanged(
         after index: UInt64, timeout: Duration, _ wake: @escaping @Sendable (WaitOutcome) -> Void
     ) throws(AlertStoreError) -> WaiterTicket {
+        defer { endTurn() }
         if changeIndex > index || timeout <= .zero {
-            wake(.index(changeIndex))
+            let current = changeIndex
+            afterCommit { failure in wake(failure == nil ? .index(current) : .unavailable) }
             return .answered
         }
         if isShutDown { throw .shuttingDown }
@@ -100,12 +112,14 @@ extension AlertStore {
     /// - Parameters:
     ///   - ticket: What `whenResolved` or `whenChanged` returned.
     public func cancelWaiter(_ ticket: WaiterTicket) {
+        defer { endTurn() }
         if timeOut(waiter: ticket.id) { noteStaleDeadline() }
     }
 
     /// Wakes every waiter with `shuttingDown`; later waits that would suspend throw `shuttingDown` at once.
     /// Creating, answering, expiring and reading go on working. Calling it again does nothing.
     public func shutdown() {
+        defer { endTurn() }
         guard !isShutDown else { return }
         isShutDown = true
         let all = waiters
@@ -114,8 +128,20 @@ extension AlertStore {
         changeWaiters = [:]
         for waiter in all.values {
             noteStaleDeadline()
-            waiter.wake(.shuttingDown)
+            wake(waiter, .shuttingDown)
         }
+    }
+
+    /// Returns once every change made so far is durable (at once when memory only).
+    ///
+    /// - Throws: `AlertStoreError` `unavailable` when the journal failed to make one durable.
+    func durable() async throws(AlertStoreError) {
+        guard let fence, fence.durableIndex < changeIndex || fence.failure != nil else { return }
+        let failure = await withCheckedContinuation { (continuation: CheckedContinuation<JournalFailure?, Never>) in
+            afterCommit { continuation.resume(returning: $0) }
+            endTurn()
+        }
+        if let failure { throw .unavailable(failure.reason) }
     }
 
     /// A fresh waiter id; ids are never reused, so a late cancellation cannot end another wait.
@@ -149,6 +175,7 @@ extension AlertStore {
                     return
                 }
                 _ = register(target, timeout: timeout, id: ticket.id) { continuation.resume(returning: $0) }
+                endTurn()
             }
         } onCancel: {
             Task { await self.cancelWaiter(ticket) }
@@ -169,7 +196,7 @@ extension AlertStore {
             changeWaiters[after]?.remove(id)
             if changeWaiters[after]?.isEmpty == true { changeWaiters[after] = nil }
         }
-        waiter.wake(currentOutcome(for: waiter.target))
+        wake(waiter, currentOutcome(for: waiter.target))
         return true
     }
 

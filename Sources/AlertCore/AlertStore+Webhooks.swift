@@ -10,15 +10,19 @@ extension AlertStore {
     /// - Returns: The delivery as recorded, or `nil` when the alert is gone or has no callback.
     @discardableResult
     public func recordDelivery(of id: AlertID, error: String?, final: Bool) -> WebhookDelivery? {
-        guard var (_, alert) = records.record(id), var delivery = alert.delivery else {
+        defer { endTurn() }
+        guard fence?.failure == nil, let (sequence, stored) = records.record(id), var delivery = stored.delivery else {
             return nil
         }
+        var alert = stored
         delivery.attempts += 1
         delivery.lastAttemptAt = Date()
         delivery.lastError = error
         delivery.state = error == nil ? .delivered : (final ? .failed : .pending)
         alert.delivery = delivery
+        willChange(sequence)
         records.store(alert)
+        journalize(.delivery(sequence: sequence, delivery))
         return delivery
     }
 }

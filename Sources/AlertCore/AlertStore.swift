@@ -14,6 +14,15 @@ public actor AlertStore {
     public nonisolated let configuration: Configuration
     /// Runs the store's jobs, and inline work (`now(_:)`).
     nonisolated let executor = StoreExecutor()
+    /// Where changes are made durable; `nil` when the store is memory only.
+    nonisolated let journal: StoreJournal?
+    /// Which turns the journal has committed, and what waits for them; `nil` when memory only.
+    nonisolated let fence: CommitFence?
+    /// This store's identity: kept in the data dir with a journal, new for every process without one. Clients compare
+    /// it to tell a restart that kept their alerts from one that lost them.
+    public nonisolated let epoch: String
+    /// What the current turn changed, released when it ends (`endTurn()`).
+    var turn = StoreTurn()
 
     // Alerts.
     /// Every kept alert, by sequence number and by id; readable without the actor.
@@ -80,6 +89,34 @@ public actor AlertStore {
         self.configuration = configuration
         self.resolutionObserver = resolutionObserver
         eventLog = EventLog(capacity: configuration.eventHistory)
+        journal = nil
+        fence = nil
+        epoch = Self.randomEpoch()
+    }
+
+    /// Restores a store from what `journal` last committed, and journals every change from now on.
+    ///
+    /// Alerts whose timeout passed meanwhile expire, resolved alerts past retention are dropped, and deliveries not
+    /// yet done start again, as soon as the store's timer runs (at once); each is a normal change with its event.
+    ///
+    /// - Parameters:
+    ///   - configuration: Limits and retention.
+    ///   - journal: Where changes are made durable.
+    ///   - image: What the journal holds.
+    ///   - resolutionObserver: Told about every resolved alert whose callback is not yet delivered.
+    public init(
+        configuration: Configuration = .init(), journal: StoreJournal, image: StoreImage,
+        resolutionObserver: (@Sendable (Alert) -> Void)? = nil
+    ) {
+        self.configuration = configuration
+        self.resolutionObserver = resolutionObserver
+        eventLog = EventLog(capacity: configuration.eventHistory)
+        self.journal = journal
+        fence = CommitFence(durableIndex: image.changeIndex)
+        epoch = image.epoch
+        // No one else has the store yet, so it is idle and `now` runs the restore at once.
+        let restored: Void? = now { store in store.restore(image) }
+        precondition(restored != nil, "a new store was busy")
     }
 
     deinit {
@@ -87,7 +124,7 @@ public actor AlertStore {
     }
 
     /// The change index: bumped by every create and every resolution (not by dropping old resolved alerts).
-    public var index: UInt64 { changeIndex }
+    public var index: UInt64 { visibleIndex }
 
     /// Counts of pending and kept resolved alerts, suspended waits, and the change index.
     public var statistics: StoreStatistics {
@@ -116,7 +153,8 @@ public actor AlertStore {
         return record
     }
 
-    /// Bumps the change index, records the change as an event, and wakes the change waiters it passes.
+    /// Bumps the change index, records the change as an event, and wakes (once it is durable) the change waiters it
+    /// passes.
     func bumpIndex(_ kind: AlertEvent.Kind, _ alert: Alert) {
         changeIndex += 1
         eventLog.append(AlertEvent(index: changeIndex, kind: kind, alert: alert))
@@ -124,7 +162,7 @@ public actor AlertStore {
         for id in ids {
             guard let waiter = waiters.removeValue(forKey: id) else { continue }
             noteStaleDeadline()
-            waiter.wake(.index(changeIndex))
+            wake(waiter, .index(changeIndex))
         }
     }
 }

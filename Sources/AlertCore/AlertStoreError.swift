@@ -16,6 +16,7 @@ public struct AlertStoreError: Error, Sendable, Equatable, CustomStringConvertib
         case historyGone
         /// An idempotency key reused with a different request.
         case keyReused
+        case unavailable
     }
 
     /// What went wrong, broadly.
@@ -99,6 +100,12 @@ public struct AlertStoreError: Error, Sendable, Equatable, CustomStringConvertib
     }
 
     /// `key` created an alert from a different draft.
+    /// The journal failed: the store takes no more writes until it is restarted.
+    public static func unavailable(_ reason: String) -> AlertStoreError {
+        AlertStoreError(kind: .unavailable,
+                        message: "alertd could not write to its data dir (\(reason)); it takes no writes until restarted")
+    }
+
     public static func keyReused(_ key: String) -> AlertStoreError {
         AlertStoreError(kind: .keyReused,
                         message: "Idempotency-Key '\(key)' was already used for a different request body")

@@ -22,6 +22,8 @@ final class StoreExecutor: SerialExecutor {
         /// Jobs enqueued while `running`, oldest first.
         var queue: [UnownedJob] = []
         var head = 0
+        /// Effects of finished store turns, run by the holding thread once it is out of the store's work.
+        var ready: [CommitEffect] = []
 
         mutating func next() -> UnownedJob? {
             guard head < queue.count else {
@@ -59,6 +61,7 @@ final class StoreExecutor: SerialExecutor {
         let retained = Unmanaged.passRetained(self)
         defer { retained.release() }
         job.runSynchronously(on: asUnownedSerialExecutor())
+        runReady()
         drain()
     }
 
@@ -107,25 +110,45 @@ final class StoreExecutor: SerialExecutor {
         }
     }
 
-    /// Gives the executor back after inline work; jobs queued meanwhile run on a Dispatch thread, never on the
-    /// caller's (an HTTP thread).
+    /// Gives the executor back after inline work, then runs the effects that work released (on this thread, outside
+    /// the store); jobs queued meanwhile run on a Dispatch thread, never on the caller's (an HTTP thread).
     func leave() {
-        let queued = state.withLock { state in
+        let (queued, effects) = state.withLock { state in
             state.inlineThread = nil
             inlineHeld.store(false, ordering: .relaxed)
+            let effects = state.ready
+            state.ready = []
             guard state.head < state.queue.count else {
                 state.running = false
-                return false
+                return (false, effects)
             }
-            return true
+            return (true, effects)
         }
+        for effect in effects { effect(nil) }
         if queued { DispatchQueue.global().async { self.drain() } }
     }
 
-    /// Runs queued jobs until there are none; `running` is held throughout.
+    /// Queues effects to run once the current store work is over: after inline work gives the store back, or after
+    /// the job that released them. Called only by the thread holding the store.
+    func afterHold(_ effects: [CommitEffect]) {
+        state.withLock { $0.ready.append(contentsOf: effects) }
+    }
+
+    /// Runs the effects released by the work that just finished.
+    private func runReady() {
+        let effects = state.withLock { state in
+            defer { state.ready = [] }
+            return state.ready
+        }
+        for effect in effects { effect(nil) }
+    }
+
+    /// Runs queued jobs until there are none, and each job's released effects after it; `running` is held
+    /// throughout.
     private func drain() {
         while let job = state.withLock({ $0.next() }) {
             job.runSynchronously(on: asUnownedSerialExecutor())
+            runReady()
         }
     }
 

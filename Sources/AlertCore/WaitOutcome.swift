@@ -8,4 +8,6 @@ public enum WaitOutcome: Sendable {
     case notFound
     /// The store shut down.
     case shuttingDown
+    /// The change that would have woken the waiter could not be made durable (the journal failed).
+    case unavailable
 }

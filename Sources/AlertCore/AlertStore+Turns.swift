@@ -1,0 +1,120 @@
+import Foundation
+
+/// The store's write path: each change, made while the store is held, yields its journal records and its effects;
+/// the turn's end hands the records to the journal and releases the effects once they are durable (memory only:
+/// after the hold).
+extension AlertStore {
+    /// Queues `effect` to run once this turn's changes are durable: at once after the hold when memory only, else
+    /// after the journal commits them (or fails to: then it gets the failure).
+    func afterCommit(_ effect: @escaping CommitEffect) {
+        turn.effects.append(effect)
+    }
+
+    /// Wakes a waiter once the turn that woke it is durable; with the journal's failure, as `unavailable`.
+    func wake(_ waiter: Waiter, _ outcome: WaitOutcome) {
+        let wake = waiter.wake
+        afterCommit { failure in wake(failure == nil ? outcome : .unavailable) }
+    }
+
+    /// Marks an alert as changed by this turn; call before the change is written to the table.
+    func willChange(_ sequence: UInt64) {
+        fence?.mark(sequence)
+    }
+
+    /// Adds a record for the journal, when there is one.
+    func journalize(_ record: @autoclosure () -> JournalRecord) {
+        guard journal != nil else { return }
+        turn.records.append(record())
+    }
+
+    /// Throws when the journal failed: the store then takes no more writes.
+    func requireWritable() throws(AlertStoreError) {
+        if let failure = fence?.failure { throw .unavailable(failure.reason) }
+    }
+
+    /// Ends the turn: its records go to the journal, and its effects are released once they are durable. A turn
+    /// that changed nothing releases its effects once the last turn appended is durable, since they may show what
+    /// it did (a replay, a `409`, a list).
+    func endTurn() {
+        guard !turn.isEmpty else { return }
+        let ended = turn
+        turn = StoreTurn()
+        guard let journal, let fence else {
+            executor.afterHold(ended.effects)
+            return
+        }
+        let number: UInt64
+        if ended.records.isEmpty {
+            number = fence.lastAppended
+        } else {
+            number = fence.append(index: changeIndex)
+            journal.append(ended.records) { fence.commit(number, $0) }
+        }
+        let (due, failure) = fence.release(ended.effects, after: number)
+        guard !due.isEmpty else { return }
+        if let failure {
+            // Failed already: nothing will commit, so there is nothing to wait for.
+            executor.afterHold(due.map { effect in { _ in effect(failure) } })
+        } else {
+            executor.afterHold(due)
+        }
+    }
+
+    /// Runs `work` on the store and hands its outcome to `done` once everything it may show is durable: on this
+    /// thread at once when the store is idle and memory only, else later, from the store's executor or the journal's
+    /// thread. The one way the API calls the store.
+    ///
+    /// - Parameters:
+    ///   - work: synchronous store work, isolated to the store.
+    ///   - done: gets what `work` returned or threw, and the journal's failure if the turn could not be made durable.
+    public nonisolated func perform<T: Sendable, E: Error>(
+        _ work: @escaping @Sendable (isolated AlertStore) throws(E) -> T,
+        done: @escaping @Sendable (Result<T, E>, JournalFailure?) -> Void
+    ) {
+        let turn: @Sendable (isolated AlertStore) -> Void = { store in
+            let outcome = Result { () throws(E) -> T in try work(store) }
+            store.afterCommit { failure in done(outcome, failure) }
+            store.endTurn()
+        }
+        if executor.enter() {
+            defer { executor.leave() }
+            assumeIsolated { turn($0) }
+            return
+        }
+        Task { await self.run(turn) }
+    }
+
+    /// Runs `done` once the last change to the alert with this sequence number is durable (at once when it is).
+    ///
+    /// - Parameters:
+    ///   - sequence: The alert's sequence number.
+    ///   - done: Gets the journal's failure if that change could not be made durable.
+    /// - Returns: Whether `done` ran before returning.
+    @discardableResult
+    public nonisolated func whenDurable(_ sequence: UInt64, _ done: @escaping CommitEffect) -> Bool {
+        guard let fence, let number = fence.turn(of: sequence) else {
+            done(nil)
+            return true
+        }
+        let (due, failure) = fence.release([done], after: number)
+        for effect in due { effect(failure) }
+        return !due.isEmpty
+    }
+
+    /// Whether writes are refused because the journal failed, and why.
+    public nonisolated var writeFailure: JournalFailure? { fence?.failure }
+
+    /// The change index up to which events may be shown: the last committed one (the current one when memory only).
+    var visibleIndex: UInt64 { fence.map { min($0.durableIndex, changeIndex) } ?? changeIndex }
+
+    static func randomEpoch() -> String {
+        var generator = SystemRandomNumberGenerator()
+        return (0..<2).map { _ in String(generator.next() as UInt64, radix: 16).leftPadded(to: 16) }.joined()
+    }
+}
+
+private extension String {
+    func leftPadded(to width: Int) -> String {
+        count >= width ? self : String(repeating: "0", count: width - count) + self
+    }
+}
