@@ -15,13 +15,15 @@ final class RequestIDSource: Sendable {
 }
 
 extension APIHandler {
-    /// Counts and logs a reply once its status is known, and tags it with the request id.
+    /// Counts and logs a reply once its status is known, and tags it with the request id and the store's instance
+    /// (`X-Alertd-Instance`: clients compare it to tell a restart that lost their alerts from one that kept them).
     func instrument(_ reply: HTTPReply, id: String, route: String, method: String, caller: String?,
                     started: ContinuousClock.Instant) -> HTTPReply {
         switch reply {
         case .response(var response):
             record(response.status, id: id, route: route, method: method, caller: caller, started: started)
             response.headers.add("X-Request-Id", id)
+            response.headers.add("X-Alertd-Instance", store.epoch)
             return .response(response)
         case .deferred(let work):
             return .deferred {
@@ -37,6 +39,7 @@ extension APIHandler {
         case .stream(var head, let producer):
             record(head.status, id: id, route: route, method: method, caller: caller, started: started)
             head.headers.add("X-Request-Id", id)
+            head.headers.add("X-Alertd-Instance", store.epoch)
             return .stream(head, producer)
         }
     }

@@ -66,7 +66,7 @@ struct APIHandler: HTTPHandler {
         let method = request.method == "HEAD" ? "GET" : request.method
         switch (route, method) {
         case (.health, _):
-            return .response(.json(200, Array(#"{"status":"ok"}"#.utf8)))
+            return .response(health())
         case (.metrics, _):
             return .deferred {
                 let text = metrics.render(await store.statistics)
@@ -138,6 +138,20 @@ struct APIHandler: HTTPHandler {
         } catch {
             return error.response
         }
+    }
+
+    /// `/healthz`: 200 `ok`, or 503 `degraded` once the journal failed (writes are refused until a restart);
+    /// with the instance identity and whether alerts survive a restart.
+    private func health() -> HTTPResponse {
+        var writer = JSONWriter(capacity: 160)
+        writer.beginObject()
+        let failure = store.writeFailure
+        writer.key("status"); writer.write(failure == nil ? "ok" : "degraded")
+        if let failure { writer.key("reason"); writer.write("writes failed: \(failure.reason); restart alertd") }
+        writer.key("instance"); writer.write(store.epoch)
+        writer.key("durable"); writer.write(store.journal != nil)
+        writer.endObject()
+        return .json(failure == nil ? 200 : 503, writer.bytes)
     }
 
     private static func parse(_ body: [UInt8]) throws(Problem) -> JSONValue {

@@ -15,7 +15,7 @@ public actor AlertStore {
     /// Runs the store's jobs, and inline work (`now(_:)`).
     nonisolated let executor = StoreExecutor()
     /// Where changes are made durable; `nil` when the store is memory only.
-    nonisolated let journal: StoreJournal?
+    public nonisolated let journal: StoreJournal?
     /// Which turns the journal has committed, and what waits for them; `nil` when memory only.
     nonisolated let fence: CommitFence?
     /// This store's identity: kept in the data dir with a journal, new for every process without one. Clients compare
