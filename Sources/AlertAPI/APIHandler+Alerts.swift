@@ -13,10 +13,10 @@ struct ListRequest: Sendable {
 extension APIHandler {
     /// Creates an alert; a retry with the same `Idempotency-Key` and body answers 200 with the
     /// same alert and `Idempotent-Replayed: true`.
-    func create(_ draft: AlertDraft, by caller: Caller, idempotencyKey: String?) -> HTTPReply {
+    func create(_ prepared: PreparedAlert, by caller: Caller, idempotencyKey: String?) -> HTTPReply {
         let owner = caller.name
         return onStore({ store throws(AlertStoreError) in
-            try store.create(draft, owner: owner, idempotencyKey: idempotencyKey)
+            try store.create(prepared, owner: owner, idempotencyKey: idempotencyKey)
         }) { created in
             var response = HTTPResponse.json(created.replayed ? 200 : 201, alert: created.alert, for: caller)
             response.headers.add("Location", "/v1/alerts/\(created.alert.id.rawValue)")

@@ -91,7 +91,14 @@ struct APIHandler: HTTPHandler {
         case (.alerts, "POST"):
             let draft = try AlertDraft(json: try Self.parse(request.body), webhooks: webhooks)
             let key = try Self.idempotencyKey(request)
-            return create(draft, by: caller, idempotencyKey: key)
+            // The rules and the id need no store: a create holds it only to store the alert.
+            let prepared: PreparedAlert
+            do {
+                prepared = try PreparedAlert(draft, limits: store.configuration.limits)
+            } catch {
+                throw Problem(error)
+            }
+            return create(prepared, by: caller, idempotencyKey: key)
         case (.alerts, _):
             let list = ListRequest(
                 query: ListQuery(state: try query.state(), presenter: try query.presenter(), owner: caller.ownerFilter,

@@ -11,7 +11,7 @@ extension AlertStore {
     ///   alerts are pending, or `unavailable` when the journal failed.
     public func create(_ draft: AlertDraft, owner: String? = nil) throws(AlertStoreError) -> Alert {
         defer { endTurn() }
-        return try insert(draft, owner: owner, idempotency: nil)
+        return try insert(PreparedAlert(draft, limits: configuration.limits), owner: owner, idempotency: nil)
     }
 
     /// Creates an alert once per idempotency key and owner: a retry with the same key and the same draft
@@ -27,15 +27,23 @@ extension AlertStore {
     public func create(
         _ draft: AlertDraft, owner: String? = nil, idempotencyKey: String?
     ) throws(AlertStoreError) -> (alert: Alert, replayed: Bool) {
+        try create(PreparedAlert(draft, limits: configuration.limits), owner: owner, idempotencyKey: idempotencyKey)
+    }
+
+    /// `create(_:owner:idempotencyKey:)` for a draft that passed the rules already, off the store.
+    public func create(
+        _ prepared: PreparedAlert, owner: String? = nil, idempotencyKey: String?
+    ) throws(AlertStoreError) -> (alert: Alert, replayed: Bool) {
         defer { endTurn() }
-        guard let idempotencyKey else { return (try insert(draft, owner: owner, idempotency: nil), false) }
+        guard let idempotencyKey else { return (try insert(prepared, owner: owner, idempotency: nil), false) }
+        let draft = prepared.draft
         let key = IdempotencyScope(owner: owner, key: idempotencyKey)
         if let earlier = idempotencyKeys[key], let alert = records[earlier.sequence] {
             guard earlier.draft == draft else { throw .keyReused(idempotencyKey) }
             return (alert, true)
         }
         let record = IdempotencyRecord(owner: owner, key: idempotencyKey, draft: draft)
-        let alert = try insert(draft, owner: owner, idempotency: record)
+        let alert = try insert(prepared, owner: owner, idempotency: record)
         idempotencyKeys[key] = (draft, alert.sequence)
         keysBySequence[alert.sequence] = key
         return (alert, false)
@@ -43,10 +51,11 @@ extension AlertStore {
 
     /// Stores a new pending alert, indexes it, schedules its expiry, journals it and makes its event.
     private func insert(
-        _ draft: AlertDraft, owner: String?, idempotency: IdempotencyRecord?
+        _ prepared: PreparedAlert, owner: String?, idempotency: IdempotencyRecord?
     ) throws(AlertStoreError) -> Alert {
         try requireWritable()
-        let normalized = try draft.normalized(limits: configuration.limits)
+        let draft = prepared.draft
+        let normalized = prepared.normalized
         guard pendingQueue.count < configuration.maxPending else {
             throw .tooManyPending(limit: configuration.maxPending)
         }
@@ -54,7 +63,7 @@ extension AlertStore {
         nextSequence += 1
         let now = Date()
         var alert = Alert(
-            id: .random(),
+            id: prepared.id,
             sequence: sequence,
             title: draft.title,
             message: draft.message,
