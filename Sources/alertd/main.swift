@@ -25,6 +25,11 @@ case .run(let configuration):
     }
     // No string interpolation in this top-level code before an `await`: Swift 6.3 leaks the string (LeakSanitizer).
     print("alertd listening on", app.url)
+    if let directory = configuration.dataDirectory {
+        print("alertd: durable: alerts are journaled in", directory)
+    } else {
+        print("alertd: memory only: alerts do not survive a restart (--data-dir DIR keeps them)")
+    }
     fflush(nil)
     let signal = await signals.first()
     print("alertd: received", signal == SIGTERM ? "SIGTERM," : "SIGINT,", "shutting down")
