@@ -21,7 +21,7 @@ help:
 	@echo "  make deps     install what building needs via apt-get if missing (scripts/deps.sh); check swift"
 	@echo "  make build    debug build (.build/debug/alertd)"
 	@echo "  make release  release build, Swift runtime linked statically (.build/release/alertd)"
-	@echo "  make run      release build, then serve (127.0.0.1:8080; ALERTD_HOST, ALERTD_PORT, ARGS=... change it)"
+	@echo "  make run      release build, then serve (127.0.0.1:8080, alerts kept in DATA_DIR=.alertd-data; ARGS=... adds flags)"
 	@echo "  make test     build everything (alertd included), then swift test"
 	@echo "  make tsan     make test under ThreadSanitizer, built in .build-tsan; any report fails it"
 	@echo "  make asan     make test under AddressSanitizer, built in .build-asan; any report fails it"
@@ -53,8 +53,10 @@ release: deps
 
 # alertd reads ALERTD_HOST/ALERTD_PORT (and the other ALERTD_* settings) itself;
 # ARGS passes flags: make run ARGS="--port 9000 --max-pending 1000".
+# Alerts are journaled in DATA_DIR (.alertd-data), so they survive a restart; DATA_DIR= runs memory only.
+DATA_DIR ?= .alertd-data
 run: release
-	.build/release/alertd $(ARGS)
+	.build/release/alertd $(if $(DATA_DIR),--data-dir $(DATA_DIR)) $(ARGS)
 
 # `swift build --build-tests` builds every product, alertd and alertctl included: the
 # integration tests spawn .build/debug/alertd and alertctl, which `swift test` does not build.
