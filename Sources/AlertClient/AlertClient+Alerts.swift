@@ -36,9 +36,13 @@ extension AlertClient {
     ///   - id: The alert's id.
     ///   - wait: Seconds (0 to 300) to hold the request while the alert is pending.
     /// - Returns: The Result, or `nil` while the alert is pending (`204`).
+    /// - Throws: `.lost` when the alert is gone because the server restarted without keeping it (its instance
+    ///   identity changed since this client first talked to it); `.server` 404 for an id it never had.
     public func response(_ id: String, wait: Int = 0) async throws(AlertClientError) -> RemoteResult? {
+        let seen = firstInstance.withLock { $0 }
         let response = try await exchange(
             "GET", "/v1/alerts/\(segment(id))/response", query: waitQuery(wait), wait: wait)
+        if response.status == 404, let seen, let instance = response.instance, instance != seen { throw .lost(id) }
         if response.status == 204 { return nil }
         return try decode(RemoteResult.self, response)
     }

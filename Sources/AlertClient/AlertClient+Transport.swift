@@ -7,6 +7,8 @@ import FoundationNetworking
 struct HTTPExchange: Sendable {
     let status: Int
     let body: Data
+    /// The server's instance identity (`X-Alertd-Instance`): it changes when a server without a data dir restarts.
+    var instance: String? = nil
 }
 
 extension AlertClient {
@@ -53,7 +55,9 @@ extension AlertClient {
         }
         if Task.isCancelled { throw .cancelled }
         do {
-            return try await perform(request)
+            let exchange = try await perform(request)
+            if let instance = exchange.instance { firstInstance.withLock { $0 = $0 ?? instance } }
+            return exchange
         } catch let error as URLError {
             throw Self.classify(error)
         } catch is CancellationError {
@@ -72,7 +76,9 @@ extension AlertClient {
                     if let error {
                         continuation.resume(throwing: error)
                     } else if let http = response as? HTTPURLResponse {
-                        continuation.resume(returning: HTTPExchange(status: http.statusCode, body: data ?? Data()))
+                        continuation.resume(returning: HTTPExchange(
+                            status: http.statusCode, body: data ?? Data(),
+                            instance: http.value(forHTTPHeaderField: "X-Alertd-Instance")))
                     } else {
                         continuation.resume(throwing: URLError(.badServerResponse))
                     }

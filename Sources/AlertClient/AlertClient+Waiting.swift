@@ -6,8 +6,9 @@ extension AlertClient {
     /// retries with exponential back-off: 0.2 s doubling to at most 5 s, with a little jitter, forever unless
     /// `giveUpAfter` is given. Once the server answers again the back-off starts over.
     ///
-    /// Alerts live in the server's memory: if the server restarted meanwhile, the alert is gone and this throws
-    /// `.server` with status 404.
+    /// A server with a data dir keeps its alerts across restarts, so the wait goes on with the restarted server. One
+    /// without (memory only) loses them: when its instance identity (`X-Alertd-Instance`) changed and the alert is
+    /// gone, this throws `.lost`.
     ///
     /// Cancelling the calling Task cancels the in-flight long-poll and throws `.cancelled` promptly. It only stops
     /// *waiting*: the alert stays pending on the server. Call `dismiss(_:)` to withdraw it.
@@ -60,7 +61,7 @@ extension AlertClientError {
         switch kind {
         case .unreachable, .timedOut: true
         case .server: status == 502 || status == 503 || status == 504
-        case .invalidResponse, .cancelled: false
+        case .invalidResponse, .cancelled, .lost: false
         }
     }
 }

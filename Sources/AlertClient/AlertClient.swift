@@ -1,4 +1,5 @@
 import Foundation
+import Locking
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -15,6 +16,9 @@ public final class AlertClient: Sendable {
     public let pollWait: Int
     /// The session requests go through.
     public let session: URLSession
+    /// The server's instance identity (`X-Alertd-Instance`) as first seen in an answer: a `404` for an alert from
+    /// another instance means the server restarted and lost it.
+    let firstInstance = Lock<String?>(nil)
     /// The bearer token sent with every request, or `nil` for an alertd without tokens.
     public let token: String?
     /// Time-out of a request that does not wait; a waiting request gets `wait` seconds more.

@@ -15,6 +15,8 @@ public struct AlertClientError: Error, Sendable, Equatable, CustomStringConverti
         case cancelled
         /// The request took longer than its time-out.
         case timedOut
+        /// The server restarted without keeping its alerts (it runs without `--data-dir`): the alert is gone.
+        case lost
     }
 
     private enum Code: Sendable, Equatable {
@@ -23,6 +25,7 @@ public struct AlertClientError: Error, Sendable, Equatable, CustomStringConverti
         case invalidResponse(reason: String)
         case cancelled
         case timedOut
+        case lost(id: String)
     }
 
     private let code: Code
@@ -39,6 +42,7 @@ public struct AlertClientError: Error, Sendable, Equatable, CustomStringConverti
         case .invalidResponse: .invalidResponse
         case .cancelled: .cancelled
         case .timedOut: .timedOut
+        case .lost: .lost
         }
     }
 
@@ -76,6 +80,8 @@ public struct AlertClientError: Error, Sendable, Equatable, CustomStringConverti
             return "cancelled"
         case .timedOut:
             return "the request timed out"
+        case .lost(let id):
+            return "the server restarted and lost the alert \(id) (it keeps alerts in memory only; run it with --data-dir)"
         }
     }
 
@@ -91,6 +97,8 @@ public struct AlertClientError: Error, Sendable, Equatable, CustomStringConverti
             return "cancelled"
         case .timedOut:
             return "the request timed out"
+        case .lost:
+            return reason
         }
     }
 
@@ -109,6 +117,11 @@ public struct AlertClientError: Error, Sendable, Equatable, CustomStringConverti
     /// An answer that is not what the API promises.
     static func invalidResponse(_ reason: String) -> AlertClientError {
         AlertClientError(.invalidResponse(reason: reason))
+    }
+
+    /// The server that held the alert restarted and lost it.
+    static func lost(_ id: String) -> AlertClientError {
+        AlertClientError(.lost(id: id))
     }
 
     /// The calling Task was cancelled.

@@ -20,6 +20,9 @@ enum Failure {
             return .rejected
         case .server:
             return reportServer(error, context, json: json)
+        case .lost:
+            Console.err("alertctl: \(error.reason)")
+            return .notFound
         }
     }
 
