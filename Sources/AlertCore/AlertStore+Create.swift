@@ -61,7 +61,7 @@ extension AlertStore {
         }
         let sequence = nextSequence
         nextSequence += 1
-        let now = Date()
+        let now = Date.storeNow
         var alert = Alert(
             id: prepared.id,
             sequence: sequence,
@@ -74,7 +74,7 @@ extension AlertStore {
             buttons: normalized.buttons,
             fields: normalized.fields,
             createdAt: now,
-            expiresAt: draft.timeout.map { now.addingTimeInterval($0) },
+            expiresAt: draft.timeout.map { now.addingTimeInterval($0).millisecondPrecise },
             delivery: draft.callback.map(WebhookDelivery.init(url:)),
             owner: owner
         )

@@ -26,7 +26,7 @@ extension AlertStore {
             ok: button.style != .cancel,
             values: values,
             resolution: resolution,
-            resolvedAt: Date()
+            resolvedAt: .storeNow
         )
         alert.result = result
         willChange(sequence)

@@ -16,7 +16,7 @@ extension AlertStore {
         }
         var alert = stored
         delivery.attempts += 1
-        delivery.lastAttemptAt = Date()
+        delivery.lastAttemptAt = .storeNow
         delivery.lastError = error
         delivery.state = error == nil ? .delivered : (final ? .failed : .pending)
         alert.delivery = delivery
