@@ -14,7 +14,7 @@ IMAGE ?= alertd
 
 
 .DEFAULT_GOAL := help
-.PHONY: help deps test-deps build release run test tsan asan clean docker
+.PHONY: help deps test-deps build release run test crash tsan asan clean docker
 
 help:
 	@echo "alertd targets:"
@@ -23,6 +23,7 @@ help:
 	@echo "  make release  release build, Swift runtime linked statically (.build/release/alertd)"
 	@echo "  make run      release build, then serve (127.0.0.1:8080, alerts kept in DATA_DIR=.alertd-data; ARGS=... adds flags)"
 	@echo "  make test     build everything (alertd included), then swift test"
+	@echo "  make crash    the crash test alone with N kills of alertd under load (N=500)"
 	@echo "  make tsan     make test under ThreadSanitizer, built in .build-tsan; any report fails it"
 	@echo "  make asan     make test under AddressSanitizer, built in .build-asan; any report fails it"
 	@echo "  make fuzz     libFuzzer over request parsing for FUZZ_SECONDS (60), built in .build-fuzz; a crash fails it"
@@ -63,7 +64,7 @@ run: release
 # Each test target runs in its own `swift test`, one after another: Swift Testing runs the
 # tests of a run in parallel, and on two cores the process-spawning and terminal suites
 # starved the timing-sensitive ones when all ran at once.
-TEST_TARGETS := AlertCoreTests MicroHTTPTests AlertAPITests AlertClientTests AlertctlTests
+TEST_TARGETS := AlertCoreTests MicroHTTPTests AlertAPITests AlertClientTests AlertctlTests DurabilityTests
 
 test: test-deps
 	$(SWIFT) build --build-tests
@@ -73,6 +74,12 @@ test: test-deps
 	done
 	@echo "== schemathesis (openapi.yaml against the live alertd)"
 	scripts/schemathesis.sh
+
+# The crash test of DurabilityTests alone, longer: alertd SIGKILLed N times under load (make test does 20).
+N ?= 500
+crash: test-deps
+	$(SWIFT) build --build-tests
+	ALERTD_CRASH_KILLS=$(N) $(SWIFT) test --skip-build --filter '^DurabilityTests\.CrashTests'
 
 # The same test targets under ThreadSanitizer or AddressSanitizer, each built into a scratch path of its own
 # (the spawned alertd and alertctl included); scripts/sanitize.sh says how reports fail the run.

@@ -54,6 +54,8 @@ let package = Package(
         .testTarget(name: "AlertAPITests", dependencies: ["AlertAPI", "AlertCore", "JSON", "MicroHTTP", "HTTPTestSupport", "AlertdTestSupport", "Locking"]),
         .testTarget(name: "AlertClientTests", dependencies: ["AlertClient", "AlertAPI", "HTTPTestSupport", "AlertdTestSupport", "Locking"]),
         .testTarget(name: "AlertctlTests", dependencies: ["AlertAPI", "HTTPTestSupport", "AlertdTestSupport", "Locking"]),
+        // Durability (issue 12): the real alertd on a data dir, SIGKILLed under load and restarted; its refusals.
+        .testTarget(name: "DurabilityTests", dependencies: ["HTTPTestSupport", "JSON", "Locking"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,0 +1,155 @@
+import Foundation
+import HTTPTestSupport
+import JSON
+import Locking
+
+/// The checks after a restart: what the ledger held when alertd was killed must be on the restarted alertd,
+/// unchanged. Each restart checks what was acknowledged since the last check and a sample of the rest; the last
+/// check (`everything`) takes all of it.
+final class CrashVerifier: Sendable {
+    /// Members an alert's later life changes; the rest is its content, fixed at the create.
+    static let changing: Set<String> = ["state", "result", "webhook"]
+
+    private struct Progress {
+        var creations = 0
+        var outcomes = 0
+        var events: UInt64 = 0
+    }
+
+    private let server: DurableAlertd
+    private let ledger: CrashLedger
+    private let progress = Lock(Progress())
+
+    init(server: DurableAlertd, ledger: CrashLedger) {
+        self.server = server
+        self.ledger = ledger
+    }
+
+    /// Checks `snapshot` (the ledger as it was at the kill) against the restarted alertd.
+    /// - Parameters:
+    ///   - restart: the restart's number, for messages.
+    ///   - everything: check every entry, not the new ones and a sample.
+    func check(restart: Int, _ snapshot: CrashLedger.Snapshot, everything: Bool) async {
+        let done = progress.withLock { $0 }
+        let when = "after restart \(restart)"
+        do {
+            var ids = Set(snapshot.creations[done.creations...].map(\.id))
+            ids.formUnion(snapshot.resolvedOrder[done.outcomes...])
+            let older = snapshot.creations[..<done.creations].map(\.id)
+            ids.formUnion(everything ? older : Array(older.shuffled().prefix(48)))
+            if everything { ids.formUnion(snapshot.outcomes.keys) }
+            try await checkAlerts(Array(ids), snapshot, when: when)
+            let keyed = snapshot.creations[(everything ? 0 : done.creations)...].filter { $0.key != nil }
+            try await checkReplays(Array(keyed.shuffled().prefix(everything ? 64 : 8)), when: when)
+            let from = everything ? 0 : done.events
+            try await checkEvents(after: from, through: snapshot.highestEvent, snapshot, when: when)
+        } catch {
+            ledger.fail("\(when): the checks could not talk to alertd on port \(server.port): \(error); alertd's "
+                + "standard error ends with: \(server.standardErrorTail)")
+        }
+        progress.withLock {
+            $0 = Progress(creations: snapshot.creations.count, outcomes: snapshot.resolvedOrder.count,
+                          events: max($0.events, snapshot.highestEvent))
+        }
+    }
+
+    // MARK: alerts
+
+    /// Every alert: there, with the content of its create and the Result seen for it.
+    private func checkAlerts(_ ids: [String], _ snapshot: CrashLedger.Snapshot, when: String) async throws {
+        let creations = Dictionary(snapshot.creations.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+        for batch in stride(from: 0, to: ids.count, by: 100).map({ ids[$0..<min($0 + 100, ids.count)] }) {
+            let requests = batch.map { RawHTTP.persistentRequest("GET", "/v1/alerts/\($0)") }
+            let responses = try await RawHTTP.keepAlive(requests, port: server.port, timeout: TestTime.bound(30))
+            guard responses.count == batch.count else {
+                throw RawHTTPError(description: "\(responses.count) of \(batch.count) GETs answered on one connection")
+            }
+            for (id, response) in zip(batch, responses) {
+                let creation = creations[id]
+                let outcome = snapshot.outcomes[id]
+                let known = [creation.map { "created: \($0.source)" }, outcome.map { "resolved: \($0.source)" }]
+                    .compactMap { $0 }.joined(separator: "; ")
+                guard response.status == 200 else {
+                    ledger.fail("\(when): GET /v1/alerts/\(id) answered \(response), yet alertd had acknowledged it "
+                        + "(\(known))")
+                    continue
+                }
+                let alert = response.json
+                ledger.count("alert reads verified")
+                if let creation, alert.removing(Self.changing) != creation.alert.removing(Self.changing) {
+                    ledger.fail("\(when): alert \(id) changed: \(creation.source) showed "
+                        + "\(creation.alert.removing(Self.changing).text), now \(alert.removing(Self.changing).text)")
+                }
+                let result = alert["result"] ?? .null
+                if let outcome, result != outcome.result {
+                    ledger.fail("\(when): alert \(id) has Result \(result.text) (state \(alert["state"]?.text ?? "?")), "
+                        + "yet \(outcome.source) showed \(outcome.result.text)")
+                } else if !result.isNull {
+                    ledger.resolved(id, result, source: "GET \(when)")
+                }
+            }
+        }
+    }
+
+    // MARK: idempotency
+
+    /// A retry of an acknowledged create with its key replays the alert: `200`, `Idempotent-Replayed: true`, the
+    /// same id and content.
+    private func checkReplays(_ creations: [CrashLedger.Creation], when: String) async throws {
+        for creation in creations {
+            guard let key = creation.key else { continue }
+            let response = try await server.send("POST", "/v1/alerts", body: creation.body,
+                                                 headers: [("Idempotency-Key", key)])
+            let alert = response.json
+            guard response.status == 200, response.headers["idempotent-replayed"] == "true",
+                  alert["id"]?.stringValue == creation.id,
+                  alert.removing(Self.changing) == creation.alert.removing(Self.changing) else {
+                ledger.fail("\(when): a retry of the create of \(creation.id) (\(creation.source)) with "
+                    + "Idempotency-Key \(key) answered \(response) (Idempotent-Replayed: "
+                    + "\(response.headers["idempotent-replayed"] ?? "absent")); expected 200, a replay of that alert")
+                continue
+            }
+            ledger.count("idempotent replays verified")
+        }
+    }
+
+    // MARK: events
+
+    /// The events after `cursor` through `last`, read again: ids run on without a gap, and each equals what the
+    /// followers read before the kill.
+    private func checkEvents(after cursor: UInt64, through last: UInt64, _ snapshot: CrashLedger.Snapshot,
+                             when: String) async throws {
+        var cursor = cursor
+        while cursor < last {
+            let response = try await server.send("GET", "/v1/events?since=\(cursor)&wait=0")
+            guard response.status == 200, let events = response.json.arrayValue else {
+                ledger.fail("\(when): GET /v1/events?since=\(cursor) answered \(response); the followers had read "
+                    + "events through \(last)")
+                return
+            }
+            guard !events.isEmpty else {
+                ledger.fail("\(when): events \(cursor + 1)…\(last) are gone (the index is "
+                    + "\(response.headers["x-alertd-index"] ?? "?")); the followers had read them: "
+                    + (snapshot.events[cursor + 1].map { "\($0.type) of \($0.alert["id"]?.text ?? "?") by \($0.source)" }
+                        ?? "-"))
+                return
+            }
+            for event in events {
+                let id = event["id"]?.int64Value.map { UInt64($0) }
+                guard id == cursor + 1, let type = event["type"]?.stringValue, let alert = event["alert"] else {
+                    ledger.fail("\(when): after event \(cursor) came \(event.text.prefix(300)) (a gap or a bad event)")
+                    return
+                }
+                cursor += 1
+                if let seen = snapshot.events[cursor] {
+                    if seen.type != type || seen.alert != alert {
+                        ledger.fail("\(when): event \(cursor) is now \(type) \(alert.text); \(seen.source) read "
+                            + "\(seen.type) \(seen.alert.text)")
+                    }
+                    ledger.count("events verified")
+                }
+                ledger.event(cursor, type: type, alert: alert, source: "GET /v1/events \(when)")
+            }
+        }
+    }
+}

@@ -1,0 +1,77 @@
+import Foundation
+import HTTPTestSupport
+import JSON
+import Testing
+
+/// A commit that fails for lack of space (SQLite's page cap, `ALERTD_SQLITE_MAX_PAGE_COUNT`, stands in for a full
+/// disk): its requests get `503`, never a 2xx; alertd takes no more writes, serves reads, and `/healthz` says it is
+/// degraded. After a restart with room, everything acknowledged is there.
+@Suite("Full disk: 503 for writes, reads go on, degraded health")
+struct FullDiskTests {
+    @Test("creates until the journal is full: then 503 for every write, reads answered, /healthz degraded")
+    func fullDisk() async throws {
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        let directory = scratch.appending("data")
+        // The pages a new journal takes, read from one alertd made and stopped; the cap leaves room for a few alerts.
+        let fresh = DurableAlertd(dataDirectory: directory, arguments: ["--access-log", "off"])
+        try await fresh.start()
+        await fresh.stop()
+        let pages = try await Self.pageCount(directory + "/alertd.sqlite3")
+        let capped = DurableAlertd(dataDirectory: directory, arguments: ["--access-log", "off"],
+                                   environment: ["ALERTD_SQLITE_MAX_PAGE_COUNT": String(pages + 4)])
+        try await capped.start()
+
+        var created: [JSONValue] = []
+        var refused: WireResponse?
+        let message = String(repeating: "x", count: 1000)
+        while refused == nil, created.count < 5000 {
+            let response = try await capped.send("POST", "/v1/alerts",
+                                                 body: #"{"message":"\#(message)","buttons":["Cancel","OK"]}"#)
+            if response.status == 201 { created.append(response.json) } else { refused = response }
+        }
+        let full = try #require(refused, "5000 creates fitted in \(pages + 4) pages")
+        #expect(!created.isEmpty, "the very first create was refused: \(full)")
+        expectUnavailable(full, "the create that found the journal full")
+
+        let first = try #require(created.first?["id"]?.stringValue)
+        expectUnavailable(try await capped.send("POST", "/v1/alerts", body: #"{"message":"later"}"#), "a later create")
+        expectUnavailable(try await capped.send("POST", "/v1/alerts/\(first)/response", body: #"{"button":"OK"}"#),
+                          "an answer")
+        expectUnavailable(try await capped.send("DELETE", "/v1/alerts/\(first)"), "a dismissal")
+        let read = try await capped.send("GET", "/v1/alerts/\(first)")
+        #expect(read.status == 200 && read.json == created.first, "a read of an alert made before: \(read)")
+        let health = try await capped.send("GET", "/healthz")
+        #expect(health.status == 503 && health.json["status"]?.stringValue == "degraded", "/healthz: \(health)")
+        await capped.stop()
+
+        // With room again: every acknowledged alert is there, pending (the refused answer changed nothing).
+        let roomy = DurableAlertd(dataDirectory: directory, arguments: ["--access-log", "off"])
+        try await roomy.start()
+        for alert in created {
+            let again = try await roomy.send("GET", "/v1/alerts/\(alert["id"]?.stringValue ?? "-")")
+            #expect(again.status == 200 && again.json == alert, "after a restart: \(again)")
+        }
+        #expect(try await roomy.send("GET", "/healthz").status == 200)
+        #expect(try await roomy.send("POST", "/v1/alerts", body: #"{"message":"room again"}"#).status == 201)
+        await roomy.stop()
+    }
+
+    /// `PRAGMA page_count` of a journal no alertd has open, read with the `sqlite3` command.
+    private static func pageCount(_ file: String) async throws -> Int {
+        let sqlite3 = "/usr/bin/sqlite3"
+        try #require(FileManager.default.isExecutableFile(atPath: sqlite3),
+                     "needs the sqlite3 command (Debian package sqlite3; scripts/deps.sh test installs it)")
+        let query = try ChildProcess(sqlite3, [file, "PRAGMA page_count;"])
+        let status = await query.wait(timeout: TestTime.bound(20))
+        return try #require(status == 0 ? Int(query.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)) : nil,
+                            "sqlite3 \(file): \(query.standardOutput) \(query.standardError)")
+    }
+}
+
+/// A `503` `application/problem+json` for a write alertd could not make durable.
+private func expectUnavailable(_ response: WireResponse, _ what: String,
+                               sourceLocation: SourceLocation = #_sourceLocation) {
+    #expect(response.status == 503 && response.isProblem && response.json["status"]?.int64Value == 503,
+            "\(what): \(response)", sourceLocation: sourceLocation)
+}
