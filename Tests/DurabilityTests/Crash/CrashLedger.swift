@@ -127,6 +127,11 @@ final class CrashLedger: Sendable {
         }
     }
 
+    /// Takes an alert out of what clients choose from (its check failed: more requests would only repeat it).
+    func abandon(_ id: String) {
+        state.withLock { $0.open.removeAll { $0 == id } }
+    }
+
     /// How many creates were acknowledged.
     var creationCount: Int { state.withLock { $0.creations.count } }
 

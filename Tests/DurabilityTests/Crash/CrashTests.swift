@@ -56,9 +56,15 @@ struct CrashTests {
         await load.value
 
         // The followers catch up with the last process; then every entry is checked once more.
-        let index = try await server.send("GET", "/v1/alerts?limit=1").json["index"]?.int64Value ?? 0
-        try? await eventually("the followers to read through event \(index)", within: 20) {
-            followers.allSatisfy { $0.lastID >= UInt64(index) }
+        if ledger.failures.isEmpty {
+            let index = try await server.send("GET", "/v1/alerts?limit=1").json["index"]?.int64Value ?? 0
+            do {
+                try await eventually("the followers to read through event \(index)", within: 20) {
+                    followers.allSatisfy { $0.lastID >= UInt64(index) }
+                }
+            } catch {
+                ledger.fail("\(error): they read through \(followers.map(\.lastID))")
+            }
         }
         for follower in followers { await follower.stop() }
         await verifier.check(restart: kills, ledger.snapshot(), everything: true)
@@ -81,10 +87,12 @@ struct CrashTests {
             \(followers.map { $0.connections - 1 }) times
             """)
         let failures = ledger.failures
-        #expect(failures.isEmpty, """
-            \(failures.count) failed checks; the first ones:
-            \(failures.prefix(20).joined(separator: "\n"))
-            """)
+        if !failures.isEmpty {
+            Issue.record("""
+                \(failures.count) failed checks; the first ones:
+                \(failures.prefix(20).joined(separator: "\n"))
+                """)
+        }
         #expect(kills == Self.kills, "only \(kills) of \(Self.kills) kills happened")
         #expect((counts["expired"] ?? 0) > 0 && (counts["answered"] ?? 0) > 0 && (counts["dismissed"] ?? 0) > 0,
                 "the load made no expiry, answer or dismissal: \(counts)")

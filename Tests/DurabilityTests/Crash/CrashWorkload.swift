@@ -46,6 +46,7 @@ final class CrashWorkload: Sendable {
             let (body, hasField) = Self.alertBody("p\(producer)-\(serial)")
             let key = Int.random(in: 0..<10) < 4 ? "crash-\(UUID().uuidString)" : nil
             let headers = key.map { [("Idempotency-Key", $0)] } ?? []
+            let sentTo = life
             var response = try? await server.send("POST", "/v1/alerts", body: body, headers: headers, timeout: 10)
             var retried = 0
             // Unacknowledged with a key: retry the same request until alertd answers, as a producer would.
@@ -67,7 +68,8 @@ final class CrashWorkload: Sendable {
             }
             if retried > 0 { ledger.count(replayed ? "creates replayed after a lost response" : "creates retried") }
             ledger.created(.init(id: id, body: body, key: key, alert: response.json, hasField: hasField,
-                                 source: "\(response.status) to producer \(producer) (\(life))"))
+                                 source: "\(response.status) to producer \(producer) (sent to \(sentTo), "
+                                    + "acknowledged by \(life))"))
         }
     }
 
@@ -95,12 +97,13 @@ final class CrashWorkload: Sendable {
                    alert.hasField ? #"{"button":"OK","values":["r\#(responder)-\#(UUID().uuidString.prefix(8))"]}"#
                                   : #"{"button":"OK"}"#)
                 : ("DELETE", "/v1/alerts/\(alert.id)", nil as String?)
+            let what = "\(request.0) \(request.1) by responder \(responder) (sent to \(life))"
             guard let response = try? await server.send(request.0, request.1, body: request.2, timeout: 10),
                   response.isWhole else {
                 ledger.count(answering ? "answers unacknowledged" : "dismissals unacknowledged")
+                try? await Task.sleep(for: .milliseconds(20))  // alertd is away: a client's back-off
                 continue
             }
-            let what = "\(request.0) \(request.1) by responder \(responder) (\(life))"
             switch response.status {
             case 200:
                 ledger.resolved(alert.id, response.json, source: "200 to \(what)")
@@ -109,6 +112,7 @@ final class CrashWorkload: Sendable {
                 ledger.resolved(alert.id, response.json["result"]!, source: "409 to \(what)")
             default:
                 ledger.fail("\(what): alert acknowledged by \(alert.source) answered \(response)")
+                ledger.abandon(alert.id)
             }
         }
     }
@@ -122,16 +126,20 @@ final class CrashWorkload: Sendable {
                 continue
             }
             let target = "/v1/alerts/\(alert.id)/response?wait=1"
-            guard let response = try? await server.send("GET", target, timeout: 10), response.isWhole else { continue }
+            let what = "GET \(target) by waiter \(waiter) (sent to \(life))"
+            guard let response = try? await server.send("GET", target, timeout: 10), response.isWhole else {
+                try? await Task.sleep(for: .milliseconds(20))  // alertd is away: a client's back-off
+                continue
+            }
             switch response.status {
             case 200:
                 ledger.count("long-polls woken")
-                ledger.resolved(alert.id, response.json, source: "200 to GET \(target) by waiter \(waiter) (\(life))")
+                ledger.resolved(alert.id, response.json, source: "200 to \(what)")
             case 204:
                 break
             default:
-                ledger.fail("waiter \(waiter): GET \(target) of the alert acknowledged by \(alert.source) answered "
-                    + "\(response)")
+                ledger.fail("\(what): the alert acknowledged by \(alert.source) answered \(response)")
+                ledger.abandon(alert.id)
             }
         }
     }
