@@ -4,27 +4,31 @@ extension AlertStore {
     /// - Parameters:
     ///   - id: The alert's id.
     ///   - answer: The button chosen and the values typed (`nil` values means each field's text).
+    ///   - responder: Who answered (a credential's name), recorded in the result; `nil` for nobody in particular.
     /// - Returns: The result, with resolution `answered`.
     /// - Throws: `AlertStoreError` `notFound`; `alreadyResolved` with the winning result; `invalid` for an
     ///   index out of range (`/buttonIndex`), an unknown title (`/button`), or wrong values (`/values`).
-    public func answer(_ id: AlertID, with answer: AnswerDraft) throws(AlertStoreError) -> AlertResult {
+    public func answer(
+        _ id: AlertID, with answer: AnswerDraft, by responder: String? = nil
+    ) throws(AlertStoreError) -> AlertResult {
         let (sequence, alert) = try pendingRecord(id)
         var issues: [FieldIssue] = []
         let buttonIndex = Self.buttonIndex(for: answer.choice, in: alert, issues: &issues)
         let values = Self.values(answer.values, for: alert, limit: configuration.limits.fieldText, issues: &issues)
         guard let buttonIndex, issues.isEmpty else { throw .invalid(issues) }
-        return resolve(sequence, buttonIndex: buttonIndex, values: values, resolution: .answered)
+        return resolve(sequence, buttonIndex: buttonIndex, values: values, resolution: .answered, responder: responder)
     }
 
     /// Withdraws a pending alert: it resolves as its cancel button (or its only button) with each field's text.
     ///
     /// - Parameters:
     ///   - id: The alert's id.
+    ///   - responder: Who withdrew it (a credential's name), recorded in the result; `nil` for nobody in particular.
     /// - Returns: The result, with resolution `dismissed`.
     /// - Throws: `AlertStoreError` `notFound`, or `alreadyResolved` with the winning result.
-    public func dismiss(_ id: AlertID) throws(AlertStoreError) -> AlertResult {
+    public func dismiss(_ id: AlertID, by responder: String? = nil) throws(AlertStoreError) -> AlertResult {
         let (sequence, alert) = try pendingRecord(id)
-        return resolveAsCancel(sequence, alert: alert, resolution: .dismissed)
+        return resolveAsCancel(sequence, alert: alert, resolution: .dismissed, responder: responder)
     }
 
     /// The sequence number and alert for an id, if it is still pending.

@@ -16,6 +16,8 @@ final class TmuxSession: Sendable {
     private var socket: String { directory.appendingPathComponent("tmux.sock").path }
     private let forbidden = Lock<[String]>([])
     private let captures = Lock(0)
+    /// Variables set for every alertctl this session runs.
+    private let environment: [String: String]
 
     /// Where tmux is, if it is installed.
     static var tmux: String? {
@@ -24,7 +26,8 @@ final class TmuxSession: Sendable {
     }
 
     /// Starts a tmux server running `alertctl arguments...` in window `main`.
-    private init(alertctl arguments: [String], columns: Int, rows: Int) async throws {
+    private init(alertctl arguments: [String], columns: Int, rows: Int, environment: [String: String]) async throws {
+        self.environment = environment
         directory = FileManager.default.temporaryDirectory
             .appendingPathComponent("alertctl-tmux-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -45,12 +48,14 @@ final class TmuxSession: Sendable {
     ///   - arguments: alertctl's arguments, such as `["--url", url, "dashboard"]`.
     ///   - columns: Window width.
     ///   - rows: Window height.
+    ///   - environment: Variables set for alertctl (such as `ALERTD_TOKEN`).
     static func withAlertctl(
-        _ arguments: [String], columns: Int = 120, rows: Int = 40, _ body: (TmuxSession) async throws -> Void
+        _ arguments: [String], columns: Int = 120, rows: Int = 40, environment: [String: String] = [:],
+        _ body: (TmuxSession) async throws -> Void
     ) async throws {
         let executable = AlertctlProcess.executable.path
         try #require(FileManager.default.isExecutableFile(atPath: executable), "build alertctl first (swift build)")
-        let session = try await TmuxSession(alertctl: arguments, columns: columns, rows: rows)
+        let session = try await TmuxSession(alertctl: arguments, columns: columns, rows: rows, environment: environment)
         do {
             try await body(session)
         } catch {
@@ -68,8 +73,9 @@ final class TmuxSession: Sendable {
     private func command(_ arguments: [String], window: String) -> String {
         let script = #""$0" "$@"; echo $? > "$ALERTCTL_EXIT_FILE""#
         return Self.shellCommand(
-            ["env", "-u", "TMUX", "LANG=C.UTF-8", "LC_ALL=C.UTF-8", "ALERTCTL_EXIT_FILE=\(exitFile(window).path)",
-             "sh", "-c", script, AlertctlProcess.executable.path] + arguments)
+            ["env", "-u", "TMUX", "LANG=C.UTF-8", "LC_ALL=C.UTF-8", "ALERTCTL_EXIT_FILE=\(exitFile(window).path)"
+            ] + environment.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
+            + ["sh", "-c", script, AlertctlProcess.executable.path] + arguments)
     }
 
     private func exitFile(_ window: String) -> URL {
