@@ -7,7 +7,8 @@ extension AlertStore {
     ///   - responder: Who answered (a credential's name), recorded in the result; `nil` for nobody in particular.
     /// - Returns: The result, with resolution `answered`.
     /// - Throws: `AlertStoreError` `notFound`; `alreadyResolved` with the winning result; `invalid` for an
-    ///   index out of range (`/buttonIndex`), an unknown title (`/button`), or wrong values (`/values`).
+    ///   index out of range (`/buttonIndex`), an unknown title or one that several buttons share (`/button`), or
+    ///   wrong values (`/values`).
     public func answer(
         _ id: AlertID, with answer: AnswerDraft, by responder: String? = nil
     ) throws(AlertStoreError) -> AlertResult {
@@ -47,7 +48,15 @@ extension AlertStore {
             let range = last == 0 ? "its only button is 0" : "its buttons are 0 to \(last)"
             issues.append(FieldIssue(pointer: "/buttonIndex", detail: "buttonIndex \(index) is out of range; \(range)"))
         case .title(let title):
-            if let button = alert.buttons.first(where: { $0.title == title }) { return button.index }
+            let matching = alert.buttons.filter { $0.title == title }
+            if matching.count == 1 { return matching[0].index }
+            if matching.count > 1 {
+                let indexes = matching.map { String($0.index) }.joined(separator: ", ")
+                let detail = "\(matching.count) buttons are titled '\(title)' (indexes \(indexes)), so the title is "
+                    + "ambiguous; answer by buttonIndex instead"
+                issues.append(FieldIssue(pointer: "/button", detail: detail))
+                return nil
+            }
             let known = alert.buttons.map { "'\($0.title)'" }.joined(separator: ", ")
             let detail = "no button is titled '\(title)'; the buttons are \(known)"
             issues.append(FieldIssue(pointer: "/button", detail: detail))
