@@ -38,6 +38,11 @@ enum Failure {
             Console.err("alertctl: \(context.url) answered 404 for an API path: is it alertd?")
             return .rejected
         }
+        if error.status == 401 {
+            Console.err("alertctl: alertd needs a valid token: \(error.reason)\n"
+                + "Set ALERTD_TOKEN to your token (or ALERTD_TOKEN_FILE to a file holding it).")
+            return .rejected
+        }
         Console.err("alertctl: alertd rejected the request: \(error.reason)")
         return .rejected
     }

@@ -45,6 +45,7 @@ struct ListWatcher: Sendable {
         switch error.kind {
         case .unreachable: "unreachable"
         case .timedOut: "timed out"
+        case .server where error.status == 401: "HTTP 401: set ALERTD_TOKEN (or ALERTD_TOKEN_FILE)"
         case .server: "HTTP \(error.status ?? 0)"
         default: "\(error)"
         }
