@@ -15,6 +15,9 @@ public struct AlertClientError: Error, Sendable, Equatable, CustomStringConverti
         case cancelled
         /// The request took longer than its time-out.
         case timedOut
+        /// The client could not be set up from its configuration (`ALERTD_URL`, `ALERTD_TOKEN_FILE`); `reason`
+        /// names the setting and what is wrong with it. Nothing was sent.
+        case configuration
     }
 
     private enum Code: Sendable, Equatable {
@@ -23,6 +26,7 @@ public struct AlertClientError: Error, Sendable, Equatable, CustomStringConverti
         case invalidResponse(reason: String)
         case cancelled
         case timedOut
+        case configuration(reason: String)
     }
 
     private let code: Code
@@ -39,6 +43,7 @@ public struct AlertClientError: Error, Sendable, Equatable, CustomStringConverti
         case .invalidResponse: .invalidResponse
         case .cancelled: .cancelled
         case .timedOut: .timedOut
+        case .configuration: .configuration
         }
     }
 
@@ -70,7 +75,7 @@ public struct AlertClientError: Error, Sendable, Equatable, CustomStringConverti
                 "\n  \(issue.pointer ?? issue.parameter.map { "?\($0)" } ?? ""): \(issue.detail)"
             }
             return "\(problem.detail.isEmpty ? problem.title : problem.detail) (HTTP \(status))" + issues.joined()
-        case .unreachable(let reason), .invalidResponse(let reason):
+        case .unreachable(let reason), .invalidResponse(let reason), .configuration(let reason):
             return reason
         case .cancelled:
             return "cancelled"
@@ -87,6 +92,8 @@ public struct AlertClientError: Error, Sendable, Equatable, CustomStringConverti
             return "cannot reach the server: \(reason)"
         case .invalidResponse(let reason):
             return "invalid response from the server: \(reason)"
+        case .configuration(let reason):
+            return "cannot set up the client: \(reason)"
         case .cancelled:
             return "cancelled"
         case .timedOut:
@@ -109,6 +116,11 @@ public struct AlertClientError: Error, Sendable, Equatable, CustomStringConverti
     /// An answer that is not what the API promises.
     static func invalidResponse(_ reason: String) -> AlertClientError {
         AlertClientError(.invalidResponse(reason: reason))
+    }
+
+    /// A bad setting, named in `reason`.
+    static func configuration(_ reason: String) -> AlertClientError {
+        AlertClientError(.configuration(reason: reason))
     }
 
     /// The calling Task was cancelled.

@@ -15,6 +15,9 @@ enum Failure {
         case .cancelled:
             Console.err("alertctl: cancelled")
             return .notAccepted
+        case .configuration:
+            Console.err("alertctl: \(error.reason)")
+            return .usage
         case .invalidResponse:
             Console.err("alertctl: unexpected answer from \(context.url) (is it alertd?): \(error.reason)")
             return .rejected
