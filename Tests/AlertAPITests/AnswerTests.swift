@@ -14,7 +14,8 @@ struct AnswerTests {
             #expect(response.status == 200, "\(response.text)")
             #expect(response.contentType.hasPrefix("application/json"))
             let result = response.json
-            #expect(result.keys == ["buttonIndex", "buttonTitle", "ok", "values", "resolution", "resolvedAt", "responder"])
+            #expect(result.keys
+                    == ["buttonIndex", "buttonTitle", "ok", "values", "resolution", "resolvedAt", "responder"])
             #expect(result["buttonIndex"] == .integer(1))
             #expect(result["buttonTitle"] == .string("Log in"))
             #expect(result["ok"] == .bool(true))

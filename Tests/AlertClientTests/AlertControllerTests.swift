@@ -115,7 +115,7 @@ struct AlertControllerTests {
         }
     }
 
-    @Test("the static calls use the shared controller from ALERTD_URL; the seeds' Click Me compiles and works as written")
+    @Test("static calls use the shared controller from ALERTD_URL; the seeds' Click Me compiles and works as written")
     func staticConvenience() async throws {
         try await LiveAlertd.with { server in
             // The only test that touches `shared`, which reads the environment once.

@@ -69,7 +69,9 @@ struct SeedExamplesTests {
     func cancelDismisses() async throws {
         try await LiveAlertd.with { server in
             let controller = AlertController(client: server.client())
-            let waiting = Task { try await controller.alert(title: "Deploy?", message: nil, actionTitles: ["No", "Yes"]) }
+            let waiting = Task {
+                try await controller.alert(title: "Deploy?", message: nil, actionTitles: ["No", "Yes"])
+            }
             let alert = try await pendingAlert(server.client())
             waiting.cancel()
             let error = await #expect(throws: AlertClientError.self) { try await waiting.value }

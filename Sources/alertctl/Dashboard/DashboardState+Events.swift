@@ -1,8 +1,10 @@
 import AlertClient
+import Foundation
 
 extension DashboardState {
     /// Applies one event; returns what the event loop must do.
     mutating func handle(_ event: DashboardEvent) -> [DashboardEffect] {
+        now = Date()
         switch event {
         case .terminal(.ready(let rows, let columns, let glyphs)):
             screen = (rows, columns, glyphs)
@@ -15,7 +17,11 @@ extension DashboardState {
             return [.fail(reason)]
         case .interrupted:
             return [.quit]
-        case .listed(let list):
+        case .tick:
+            break
+        case .listed(let list, let presenter):
+            // A list from the watcher of an earlier filter, still on its way when `p` changed it.
+            guard presenter == self.presenter else { return [] }
             return listed(list)
         case .listFailed(let reason, let retryIn):
             connection = .reconnecting(reason: reason, retryIn: retryIn)
@@ -34,12 +40,12 @@ extension DashboardState {
     private mutating func listed(_ list: RemoteAlertList) -> [DashboardEffect] {
         connection = .connected
         let before = alerts
-        replaceAlerts(with: list)
+        let arrived = replaceAlerts(with: list)
         // Alerts that left the pending list without our answer: someone else resolved them (another dashboard,
         // curl, the producer, a timeout), or the server lost them (a restart). Each is fetched to log how and by
         // whom. A new presenter filter empties the list first, so it starts afresh.
         let pending = Set(alerts.map(\.id))
-        var effects: [DashboardEffect] = []
+        var effects: [DashboardEffect] = arrived && bell ? [.bell] : []
         for alert in before where !pending.contains(alert.id) {
             if let open, open.alert.id == alert.id {
                 if open.sending { continue }

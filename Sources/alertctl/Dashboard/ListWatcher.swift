@@ -24,7 +24,8 @@ struct ListWatcher: Sendable {
                     state: "pending", presenter: presenter, limit: limit, index: index, wait: index == nil ? 0 : wait)
                 failures = 0
                 index = list.index
-                emit(.listed(list))
+                if Task.isCancelled { return }
+                emit(.listed(list, presenter: presenter))
             } catch {
                 if error.kind == .cancelled || Task.isCancelled { return }
                 failures += 1

@@ -167,6 +167,22 @@ final class TmuxSession: Sendable {
         try await waitUntil(window: window, "'\(text)' to go away") { !$0.contains(text) }
     }
 
+    /// Whether the program rang the terminal's bell since the window was created (the session is never attached,
+    /// so tmux keeps the flag).
+    func bellRang(window: String = mainWindow) async throws -> Bool {
+        try await run("display-message", "-p", "-t", target(window), "#{window_bell_flag}")
+            .trimmingCharacters(in: .whitespacesAndNewlines) == "1"
+    }
+
+    /// Starts copying every byte the program writes to its terminal, escape sequences included, to a file; returns
+    /// a function that reads what was written so far.
+    func recordOutput(window: String = mainWindow) async throws -> @Sendable () -> String {
+        let file = directory.appendingPathComponent("output-\(window)")
+        _ = FileManager.default.createFile(atPath: file.path, contents: nil)
+        try await run("pipe-pane", "-o", "-t", target(window), "cat >> " + Self.shellCommand([file.path]))
+        return { String(decoding: (try? Data(contentsOf: file)) ?? Data(), as: UTF8.self) }
+    }
+
     /// The exit status of the window's alertctl once it has exited, `nil` while it runs.
     func exitStatus(window: String = mainWindow) async throws -> Int32? {
         guard let text = try? String(contentsOf: exitFile(window), encoding: .utf8), text.hasSuffix("\n") else {
