@@ -110,7 +110,7 @@ struct APIHandler: HTTPHandler {
             return try waiting(whenChanged(list, index: index), if: list.waits, for: request, as: caller)
         case (.alert(let id), "DELETE"):
             _ = try readable(id, by: caller)
-            return dismiss(id)
+            return dismiss(id, by: caller)
         case (.alert(let id), _):
             let wait = try query.wait()
             // A read that needs no waiting is answered at once, without suspending the connection.

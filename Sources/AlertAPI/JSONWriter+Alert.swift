@@ -86,6 +86,8 @@ extension JSONWriter {
         endArray()
         member("resolution"); write(result.resolution.rawValue)
         member("resolvedAt"); write(RFC3339.format(result.resolvedAt))
+        member("responder")
+        if let responder = result.responder { write(responder) } else { writeNull() }
         endObject()
     }
 }

@@ -33,6 +33,7 @@ struct AlertctlUsageTests {
         ["alert", "x", "--style", "popover"], ["alert", "x", "--tag", "many"], ["alert", "x", "--timeout", "-1"],
         ["alert", "x", "--title", "y"], ["answer", "id"], ["answer", "id", "--button", "OK", "--index", "1"],
         ["answer", "id", "--index", "one"], ["list", "--state", "sideways"], ["list", "--limit"],
+        ["list", "--limit", "0"], ["list", "--limit", "1001"],
         ["--url", "ftp://example.com", "list"], ["list", "--url", "not a url"],
     ])
     func usageErrors(_ arguments: [String]) async throws {
