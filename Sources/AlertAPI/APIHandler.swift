@@ -56,8 +56,14 @@ struct APIHandler: HTTPHandler {
         }
     }
 
-    func response(for failure: HTTPTransportFailure) -> HTTPResponse {
-        Problem(failure).response
+    func response(for failure: HTTPTransportFailure, to request: HTTPRequestHead) -> HTTPResponse {
+        var response = Problem(failure).response
+        let id = Self.requestID(request.headers["x-request-id"])
+        let method = request.method.map { Self.metricMethods.contains($0) ? $0 : "other" } ?? "other"
+        let route = request.path.map { Route(path: $0).template } ?? Route.notFound.template
+        record(response.status, id: id, route: route, method: method, caller: nil, started: .now)
+        response.headers.add("X-Request-Id", id)
+        return response
     }
 
     /// Validates what can be checked without the store, then answers or defers.
