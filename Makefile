@@ -22,7 +22,7 @@ help:
 	@echo "  make build    debug build (.build/debug/alertd)"
 	@echo "  make release  release build, Swift runtime linked statically (.build/release/alertd)"
 	@echo "  make run      release build, then serve (127.0.0.1:8080, alerts kept in DATA_DIR=.alertd-data; ARGS=... adds flags)"
-	@echo "  make test     build everything (alertd included), then swift test"
+	@echo "  make test     build everything (alertd included), then swift test, schemathesis and the generated client"
 	@echo "  make tsan     make test under ThreadSanitizer, built in .build-tsan; any report fails it"
 	@echo "  make asan     make test under AddressSanitizer, built in .build-asan; any report fails it"
 	@echo "  make fuzz     libFuzzer over request parsing for FUZZ_SECONDS (60), built in .build-fuzz; a crash fails it"
@@ -73,6 +73,8 @@ test: test-deps
 	done
 	@echo "== schemathesis (openapi.yaml against the live alertd)"
 	scripts/schemathesis.sh
+	@echo "== generated client (openapi-python-client from openapi.yaml, checked by openapi-core)"
+	scripts/generated-client.sh
 
 # The same test targets under ThreadSanitizer or AddressSanitizer, each built into a scratch path of its own
 # (the spawned alertd and alertctl included); scripts/sanitize.sh says how reports fail the run.

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Installs, with apt-get, whatever this machine lacks to build (and, with `test` or
-# `bench`, to test or benchmark; with `schema`, to run scripts/schemathesis.sh) alertd.
+# `bench`, to test or benchmark; with `python` (or its older name `schema`), to make the
+# virtualenvs of scripts/pinned-venv.sh) alertd.
 # Quiet when nothing is missing.
-# Usage: scripts/deps.sh build|test|release|bench|schema
+# Usage: scripts/deps.sh build|test|release|bench|schema|python
 set -euo pipefail
 purpose=${1:-build}
 
@@ -21,7 +22,7 @@ case $purpose in
     test) need tmux command -v tmux ;;
     release) need_curl_dev ;;
     bench) need wrk command -v wrk; need gcc command -v cc; need curl command -v curl; need_curl_dev ;;
-    schema) need python3 command -v "${PYTHON:-python3}"
+    schema|python) need python3 command -v "${PYTHON:-python3}"
         need python3-venv "${PYTHON:-python3}" -c 'import ensurepip, venv' ;;
 esac
 

@@ -92,8 +92,11 @@ struct APIHandler: HTTPHandler {
             let streamOrPoll = HTTPReply.deferred { await self.events(events) }
             return try waiting(streamOrPoll, if: events.waits(head: request.method == "HEAD"), for: request, as: caller)
         case (.openAPI, _):
-            return .response(HTTPResponse(status: 200, headers: ["Content-Type": "application/yaml; charset=utf-8"],
-                                          body: Array(EmbeddedOpenAPI.text.utf8)))
+            // application/yaml (RFC 9512), or its older alias text/yaml for clients that ask for text.
+            let type = AcceptHeader(request.headers["accept"]).preferred(["application/yaml", "text/yaml"])
+            return .response(HTTPResponse(
+                status: 200, headers: ["Content-Type": "\(type); charset=utf-8", "Vary": "Accept"],
+                body: Array(EmbeddedOpenAPI.text.utf8)))
         case (.alerts, "POST"):
             let draft = try AlertDraft(json: try Self.parse(request.body), webhooks: webhooks)
             let key = try Self.idempotencyKey(request)
