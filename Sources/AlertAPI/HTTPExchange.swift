@@ -56,7 +56,7 @@ final class HTTPExchange: Sendable {
 
     /// Sends the request and returns the answer's status (the first that is not 1xx).
     func run() -> Result<Int, Failure> {
-        var lastError = "no address"
+        var lastError = "the host has no address"
         for address in addresses() {
             switch connect(to: address) {
             case .success(let fd):
@@ -81,48 +81,27 @@ final class HTTPExchange: Sendable {
 
     /// The addresses to try: the literal one, or what the name resolves to.
     private func addresses() -> [Address] {
-        var address = Address()
-        switch url.hostKind {
-        case .ipv4:
-            withUnsafeMutableBytes(of: &address.storage) { raw in
-                let sin = raw.baseAddress!.assumingMemoryBound(to: sockaddr_in.self)
-                sin.pointee.sin_family = sa_family_t(AF_INET)
-                sin.pointee.sin_port = in_port_t(UInt16(url.port).bigEndian)
-                _ = inet_pton(AF_INET, url.host, &sin.pointee.sin_addr)
+        var hints = addrinfo()
+        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+        // A literal address is read, not looked up.
+        hints.ai_flags = AI_NUMERICSERV | (url.hostKind == .name ? 0 : AI_NUMERICHOST)
+        var list: UnsafeMutablePointer<addrinfo>?
+        guard getaddrinfo(url.host, String(url.port), &hints, &list) == 0 else { return [] }
+        defer { freeaddrinfo(list) }
+        var found: [Address] = []
+        var next = list
+        while let entry = next?.pointee {
+            next = entry.ai_next
+            guard let source = entry.ai_addr, Int(entry.ai_addrlen) <= MemoryLayout<sockaddr_storage>.size else {
+                continue
             }
-            (address.length, address.family) = (socklen_t(MemoryLayout<sockaddr_in>.size), AF_INET)
-            return [address]
-        case .ipv6:
-            withUnsafeMutableBytes(of: &address.storage) { raw in
-                let sin6 = raw.baseAddress!.assumingMemoryBound(to: sockaddr_in6.self)
-                sin6.pointee.sin6_family = sa_family_t(AF_INET6)
-                sin6.pointee.sin6_port = in_port_t(UInt16(url.port).bigEndian)
-                _ = inet_pton(AF_INET6, url.host, &sin6.pointee.sin6_addr)
-            }
-            (address.length, address.family) = (socklen_t(MemoryLayout<sockaddr_in6>.size), AF_INET6)
-            return [address]
-        case .name:
-            var hints = addrinfo()
-            hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
-            hints.ai_flags = AI_NUMERICSERV
-            var list: UnsafeMutablePointer<addrinfo>?
-            guard getaddrinfo(url.host, String(url.port), &hints, &list) == 0 else { return [] }
-            defer { freeaddrinfo(list) }
-            var found: [Address] = []
-            var next = list
-            while let entry = next?.pointee {
-                next = entry.ai_next
-                guard let source = entry.ai_addr, Int(entry.ai_addrlen) <= MemoryLayout<sockaddr_storage>.size else {
-                    continue
-                }
-                var address = Address()
-                withUnsafeMutableBytes(of: &address.storage) { $0.copyMemory(from: UnsafeRawBufferPointer(
-                    start: source, count: Int(entry.ai_addrlen))) }
-                (address.length, address.family) = (entry.ai_addrlen, entry.ai_family)
-                found.append(address)
-            }
-            return found
+            var address = Address()
+            withUnsafeMutableBytes(of: &address.storage) { $0.copyMemory(from: UnsafeRawBufferPointer(
+                start: source, count: Int(entry.ai_addrlen))) }
+            (address.length, address.family) = (entry.ai_addrlen, entry.ai_family)
+            found.append(address)
         }
+        return found
     }
 
     /// A connected non-blocking socket, registered for `cancel`.

@@ -191,8 +191,7 @@ struct WebhookAbuseTests {
         "http://127.0.0.1:99999/x", "http://127.0.0.1:0/x", "http://127.0.0.1:80a/x", "http://127.0.0.1/a b",
         "http://127.0.0.1/x\r\nX-Injected: 1", "http://127.0.0.1/x\n", "http://127.0.0.1/\u{e9}",
         "http://127.0.0.1/<x>", "http://127.0.0.1/%zz", "http://127.0.0.1/x#part", "http://a@b@127.0.0.1/",
-        "http://[::1/x",
-        "http://[fe80::1%25lo]/x", "https://[::1]:9/x", "http://127.1/x",
+        "http://[::1/x", "http://[fe80::1%25lo]/x", "https://[::1]:9/x", "http://127.1/x",
         "http://127.0.0.1/" + String(repeating: "a", count: 2100),
     ])
     func invalidRefused(callback: String) async throws {
