@@ -54,8 +54,17 @@ final class WebhookSender: Sendable {
     }
 
     /// Starts delivering `alert` (resolved, with a callback); returns at once. Does nothing after `stop()`.
+    ///
+    /// A callback that is not a valid URL (accepted before the rules were strict, and kept) fails at once, recorded.
     func deliver(_ alert: Alert) {
-        guard let text = alert.delivery?.url, let url = try? CallbackURL(parsing: text) else { return }
+        guard let text = alert.delivery?.url else { return }
+        let url: CallbackURL
+        do {
+            url = try CallbackURL(parsing: text)
+        } catch {
+            Task { [store] in await store.recordDelivery(of: alert.id, error: error.reason, final: true) }
+            return
+        }
         var writer = JSONWriter()
         writer.write(alert, redactingSecrets: false)
         let body = writer.bytes
@@ -145,7 +154,7 @@ final class WebhookSender: Sendable {
                     timer.cancel()
                     reply.resume(result)
                 }
-                thread.stackSize = 256 * 1024
+                thread.stackSize = 512 * 1024
                 thread.start()
             }
         } onCancel: {
