@@ -9,6 +9,9 @@ public struct HTTPServerConfiguration: Sendable {
     /// Most simultaneous connections. libmicrohttpd's own default (1,020) silently stalls
     /// clients beyond it; `HTTPServer` also lowers this to fit `RLIMIT_NOFILE`.
     public var connectionLimit: Int = 16_384
+    /// Descriptors the application keeps for itself (its outbound connections): the connection limit leaves them free
+    /// when it is fitted to `RLIMIT_NOFILE`.
+    public var reservedDescriptors: Int = 0
     /// Most simultaneous connections from one client address (0: no limit). Connections beyond
     /// it are closed as soon as they are accepted, so one client cannot take every slot.
     public var perClientConnectionLimit: Int = 1024
