@@ -7,7 +7,8 @@ RUN apt-get update \
  && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 # Tests/ is needed too: SwiftPM refuses to load Package.swift when a declared test target's directory is missing.
-COPY Package.swift openapi.yaml ./
+COPY Package.swift openapi.yaml VERSION ./
+COPY scripts/build-info.sh ./scripts/
 COPY Plugins ./Plugins
 COPY Sources ./Sources
 COPY Tests ./Tests

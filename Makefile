@@ -11,10 +11,14 @@ endif
 
 SWIFT ?= swift
 IMAGE ?= alertd
+# make install: where, and a staging root for packagers (make install DESTDIR=/tmp/pkg PREFIX=/usr).
+PREFIX ?= /usr/local
+DESTDIR ?=
+INSTALL ?= install
 
 
 .DEFAULT_GOAL := help
-.PHONY: help deps test-deps build release run test tsan asan clean docker
+.PHONY: help deps test-deps build release run install uninstall test tsan asan clean docker
 
 help:
 	@echo "alertd targets:"
@@ -22,6 +26,8 @@ help:
 	@echo "  make build    debug build (.build/debug/alertd)"
 	@echo "  make release  release build, Swift runtime linked statically (.build/release/alertd)"
 	@echo "  make run      release build, then serve (127.0.0.1:8080; ALERTD_HOST, ALERTD_PORT, ARGS=... change it)"
+	@echo "  make install  release build, then alertd and alertctl into \$$(DESTDIR)\$$(PREFIX)/bin (PREFIX=$(PREFIX))"
+	@echo "  make uninstall  remove them again"
 	@echo "  make test     build everything (alertd included), then swift test"
 	@echo "  make tsan     make test under ThreadSanitizer, built in .build-tsan; any report fails it"
 	@echo "  make asan     make test under AddressSanitizer, built in .build-asan; any report fails it"
@@ -55,6 +61,15 @@ release: deps
 # ARGS passes flags: make run ARGS="--port 9000 --max-pending 1000".
 run: release
 	.build/release/alertd $(ARGS)
+
+# The two programs, nothing else: the Swift runtime is linked in (release), libmicrohttpd, ncurses and libcurl are
+# the system's. `make install` as root, or with PREFIX=$$HOME/.local; DESTDIR stages for a package.
+install: release
+	$(INSTALL) -d "$(DESTDIR)$(PREFIX)/bin"
+	$(INSTALL) -m 0755 .build/release/alertd .build/release/alertctl "$(DESTDIR)$(PREFIX)/bin/"
+
+uninstall:
+	rm -f "$(DESTDIR)$(PREFIX)/bin/alertd" "$(DESTDIR)$(PREFIX)/bin/alertctl"
 
 # `swift build --build-tests` builds every product, alertd and alertctl included: the
 # integration tests spawn .build/debug/alertd and alertctl, which `swift test` does not build.

@@ -1,9 +1,12 @@
+import BuildInfo
 import Foundation
 
 /// What the command line asks `alertd` to do.
 public enum AlertdCommand: Sendable {
     case run(AlertdConfiguration)
     case help(String)
+    /// `--version`: the line to print.
+    case version(String)
 }
 
 /// A bad flag, value or environment variable, with a message for the user.
@@ -150,6 +153,8 @@ extension AlertdConfiguration {
         }
         text += "  " + "-h, --help".padding(toLength: flagWidth + environmentWidth, withPad: " ", startingAt: 0)
         text += "show this help\n"
+        text += "  " + "--version".padding(toLength: flagWidth + environmentWidth, withPad: " ", startingAt: 0)
+        text += "print the version and the git revision\n"
         return text
     }
 
@@ -171,22 +176,27 @@ extension AlertdConfiguration {
         var remaining = arguments[...]
         while let argument = remaining.popFirst() {
             if argument == "-h" || argument == "--help" { return .help(usage) }
-            let parts = argument.split(separator: "=", maxSplits: 1).map(String.init)
-            guard let option = options.first(where: { $0.flag != nil && $0.flag == parts[0] }),
+            if argument == "--version" { return .version(BuildInfo.versionLine("alertd")) }
+            // `--flag=value` splits at the first `=` only, and keeps an empty value (`--host=`) as given:
+            // it is then refused by the option, never taken from the next argument.
+            let equals = argument.firstIndex(of: "=")
+            let name = equals.map { String(argument[..<$0]) } ?? argument
+            let inline = equals.map { String(argument[argument.index(after: $0)...]) }
+            guard let option = options.first(where: { $0.flag != nil && $0.flag == name }),
                   let flag = option.flag else {
                 throw ConfigurationError(description: "unknown option '\(argument)'; see alertd --help")
             }
             let value: String
             if !option.takesValue {
-                guard parts.count == 1 else { throw ConfigurationError(description: "\(flag) takes no value") }
+                guard inline == nil else { throw ConfigurationError(description: "\(flag) takes no value") }
                 value = "on"
-            } else if let given = parts.count == 2 ? parts[1] : remaining.popFirst() {
+            } else if let given = inline ?? remaining.popFirst() {
                 value = given
             } else {
                 throw ConfigurationError(description: "\(flag) needs a value: \(option.help)")
             }
             guard try option.apply(&configuration, value) else {
-                throw ConfigurationError(description: "\(flag) \(value) is not valid: \(option.help)")
+                throw ConfigurationError(description: "\(flag) '\(value)' is not valid: \(option.help)")
             }
         }
         try configuration.checkExposure()

@@ -1,4 +1,5 @@
 import AlertCore
+import BuildInfo
 import Foundation
 import Locking
 #if canImport(FoundationNetworking)
@@ -102,6 +103,7 @@ final class WebhookSender: Sendable {
         request.httpMethod = "POST"
         request.httpBody = body
         request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        request.setValue(BuildInfo.userAgent, forHTTPHeaderField: "User-Agent")
         request.setValue(id.rawValue, forHTTPHeaderField: "X-Alertd-Alert")
         request.setValue(String(attempt), forHTTPHeaderField: "X-Alertd-Delivery-Attempt")
         do {

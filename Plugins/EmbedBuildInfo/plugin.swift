@@ -1,0 +1,25 @@
+import Foundation
+import PackagePlugin
+
+/// Gives the target `BuildInfo.generatedVersion` (the top-level `VERSION` file) and
+/// `BuildInfo.generatedRevision` (the git revision, or "unknown" without git), through
+/// `scripts/build-info.sh`. It runs before every build, since no input file says when the
+/// revision moved; the script rewrites its output only when it changes.
+@main
+struct EmbedBuildInfo: BuildToolPlugin {
+    func createBuildCommands(context: PluginContext, target: Target) throws -> [Command] {
+        let package = context.package.directoryURL
+        let output = context.pluginWorkDirectoryURL.appending(path: "generated")
+        var environment: [String: String] = [:]
+        environment["PATH"] = ProcessInfo.processInfo.environment["PATH"]
+        return [
+            .prebuildCommand(
+                displayName: "Embedding the version and git revision",
+                executable: URL(fileURLWithPath: "/bin/sh"),
+                arguments: [package.appending(path: "scripts/build-info.sh").path, package.path, output.path],
+                environment: environment,
+                outputFilesDirectory: output
+            )
+        ]
+    }
+}
