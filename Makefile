@@ -28,7 +28,7 @@ help:
 	@echo "  make run      release build, then serve (127.0.0.1:8080; ALERTD_HOST, ALERTD_PORT, ARGS=... change it)"
 	@echo "  make install  release build, then alertd and alertctl into \$$(DESTDIR)\$$(PREFIX)/bin (PREFIX=$(PREFIX))"
 	@echo "  make uninstall  remove them again"
-	@echo "  make test     build everything (alertd included), then swift test"
+	@echo "  make test     build everything (alertd included), swift test, then nginx and schema checks"
 	@echo "  make tsan     make test under ThreadSanitizer, built in .build-tsan; any report fails it"
 	@echo "  make asan     make test under AddressSanitizer, built in .build-asan; any report fails it"
 	@echo "  make fuzz     libFuzzer over request parsing for FUZZ_SECONDS (60), built in .build-fuzz; a crash fails it"
@@ -84,6 +84,8 @@ test: test-deps
 	  echo "== $$target"; \
 	  $(SWIFT) test --skip-build --filter "^$$target\." || exit 1; \
 	done
+	@echo "== nginx (deploy/nginx.conf in front of alertd)"
+	scripts/nginx-test.py
 	@echo "== schemathesis (openapi.yaml against the live alertd)"
 	scripts/schemathesis.sh
 

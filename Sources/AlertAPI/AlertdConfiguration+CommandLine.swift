@@ -1,5 +1,6 @@
 import BuildInfo
 import Foundation
+import MicroHTTP
 
 /// What the command line asks `alertd` to do.
 public enum AlertdCommand: Sendable {
@@ -55,11 +56,21 @@ extension AlertdConfiguration {
                help: "seconds an idle keep-alive connection stays open (default 30)",
                apply: integer(1...3600) { $0.http.idleTimeout = $1 }),
         Option(flag: "--client-connection-limit", environment: "ALERTD_CLIENT_CONNECTION_LIMIT",
-               help: "most simultaneous connections per client address, 0 for none (behind a proxy) (default 1024)",
+               help: "most simultaneous connections per client address (trusted proxies exempt), 0 for none "
+                   + "(default 1024)",
                apply: integer(0...1_000_000) { $0.http.perClientConnectionLimit = $1 }),
         Option(flag: "--client-wait-limit", environment: "ALERTD_CLIENT_WAIT_LIMIT",
                help: "most waiting requests per client (token, else address), then 429; 0 for none (default 512)",
                apply: integer(0...1_000_000) { $0.waitsPerClient = $1 }),
+        Option(flag: "--trusted-proxy", environment: "ALERTD_TRUSTED_PROXY",
+               help: "reverse proxies whose X-Forwarded-For/X-Real-IP name the client: IP addresses or CIDR "
+                   + "networks, comma-separated (default none)") {
+            let networks = $1.split(separator: ",", omittingEmptySubsequences: false)
+                .map { IPNetwork($0.trimmingCharacters(in: .whitespaces)) }
+            guard !networks.contains(nil) else { return false }
+            $0.http.trustedProxies = networks.compactMap { $0 }
+            return true
+        },
         Option(flag: "--header-timeout", environment: "ALERTD_HEADER_TIMEOUT",
                help: "seconds a request head may take after its request line, then 408 (default 10)",
                apply: integer(1...3600) { $0.http.headerTimeout = $1 }),

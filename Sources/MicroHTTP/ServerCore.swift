@@ -27,6 +27,8 @@ final class ServerCore: Sendable {
     let maxURLBytes: Int
     let maxHeaderBytes: Int
     let bodyTimeout: Int
+    /// Peers whose forwarding headers name the client.
+    let trustedProxies: [IPNetwork]
     let state = Lock(State())
     /// Requests between their first handler call and their completion callback. Atomic, as is
     /// `draining`: every request touches both, and a lock shared by the libmicrohttpd threads
@@ -44,8 +46,10 @@ final class ServerCore: Sendable {
         maxURLBytes = configuration.maxURLBytes
         maxHeaderBytes = configuration.maxHeaderBytes
         bodyTimeout = configuration.bodyTimeout
+        trustedProxies = configuration.trustedProxies
         tracker = ConnectionTracker(
-            idleTimeout: configuration.idleTimeout, headerTimeout: configuration.headerTimeout)
+            idleTimeout: configuration.idleTimeout, headerTimeout: configuration.headerTimeout,
+            perClientLimit: max(0, configuration.perClientConnectionLimit), exempt: configuration.trustedProxies)
     }
 
     /// The access handler; see `MHDCallbacks.access`.
@@ -117,13 +121,14 @@ final class ServerCore: Sendable {
     private func dispatch(_ request: ConnectionContext, method: String, url: UnsafePointer<CChar>?) -> MHD_Result {
         let connection = request.connection
         request.isHead = method == "HEAD"
+        let headers = HTTPHeaders(values(of: .HEADER_KIND, on: connection).map { ($0.0.lowercased(), $0.1) })
         let message = HTTPRequest(
             method: method,
             path: url.map { String(cString: $0) } ?? "/",
             query: values(of: .GET_ARGUMENT_KIND, on: connection).map { .init(name: $0.0, value: $0.1) },
-            headers: HTTPHeaders(values(of: .HEADER_KIND, on: connection).map { ($0.0.lowercased(), $0.1) }),
+            headers: headers,
             body: request.body,
-            clientAddress: request.client
+            clientAddress: HTTPRequest.client(peer: request.client, headers: headers, trustedProxies: trustedProxies)
         )
         request.body = []
         return perform(handler.handle(message), for: request)
