@@ -28,7 +28,7 @@ help:
 	@echo "  make run      release build, then serve (127.0.0.1:8080; ALERTD_HOST, ALERTD_PORT, ARGS=... change it)"
 	@echo "  make install  release build, then alertd and alertctl into \$$(DESTDIR)\$$(PREFIX)/bin (PREFIX=$(PREFIX))"
 	@echo "  make uninstall  remove them again"
-	@echo "  make test     build everything (alertd included), swift test, then nginx and schema checks"
+	@echo "  make test     build everything (alertd included), swift test, then nginx, Dockerfile and schema checks"
 	@echo "  make tsan     make test under ThreadSanitizer, built in .build-tsan; any report fails it"
 	@echo "  make asan     make test under AddressSanitizer, built in .build-asan; any report fails it"
 	@echo "  make fuzz     libFuzzer over request parsing for FUZZ_SECONDS (60), built in .build-fuzz; a crash fails it"
@@ -86,6 +86,8 @@ test: test-deps
 	done
 	@echo "== nginx (deploy/nginx.conf in front of alertd)"
 	scripts/nginx-test.py
+	@echo "== Dockerfile (hadolint, the steps CI runs, the health check)"
+	SWIFT="$(SWIFT)" scripts/docker-check.sh
 	@echo "== schemathesis (openapi.yaml against the live alertd)"
 	scripts/schemathesis.sh
 
@@ -100,8 +102,9 @@ asan: test-deps
 clean:
 	rm -rf .build .build-tsan .build-asan
 
+# The build context has no .git: the revision goes in as a build argument (alertd --version shows it).
 docker:
-	docker build -t $(IMAGE) .
+	docker build --build-arg ALERTD_REVISION="$$(git rev-parse --short=10 HEAD 2>/dev/null)" -t $(IMAGE) .
 
 # The benchmarks of docs/PERFORMANCE.md: alertd vs a C libmicrohttpd baseline, on loopback.
 # BENCH_SCRATCH=dir builds elsewhere than .build; BENCH_DURATION=s sets each wrk run (10).

@@ -1,17 +1,17 @@
 #!/bin/sh
 # Writes BuildInfo+Generated.swift for the BuildInfo target (Plugins/EmbedBuildInfo runs this before every build):
-# the version from the top-level VERSION file and the git revision of the checkout ("unknown" without git or
-# .git, as in a tarball or a Docker build context). The file is rewritten only when its contents change, so an
-# unchanged revision recompiles nothing.
+# the version from the top-level VERSION file and the git revision: ALERTD_REVISION when set (a Docker build,
+# whose context has no .git), else the checkout's, else "unknown" (without git or .git, as in a tarball). The
+# file is rewritten only when its contents change, so an unchanged revision recompiles nothing.
 # Usage: scripts/build-info.sh <package directory> <output directory>
 set -eu
 package=$1
 output=$2
 version=$(tr -d ' \n\r\t' <"$package/VERSION" 2>/dev/null || true)
 [ -n "$version" ] || version=unknown
-revision=unknown
+revision=${ALERTD_REVISION:-unknown}
 PATH=${PATH:-/usr/bin:/bin}:/usr/local/bin:/usr/bin:/bin
-if command -v git >/dev/null 2>&1; then
+if [ -z "${ALERTD_REVISION:-}" ] && command -v git >/dev/null 2>&1; then
     # safe.directory: CI checks out as another user than the one building (root), which git refuses by default.
     revision=$(git -c safe.directory="$package" -C "$package" rev-parse --short=10 HEAD 2>/dev/null) || revision=unknown
 fi
