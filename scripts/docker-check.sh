@@ -21,16 +21,7 @@ pass() { say "ok   $*"; }
 
 # 1. hadolint.
 scripts/deps.sh schema  # python3 and python3-venv
-stamp="$venv/.requirements.sha256"
-want=$(sha256sum "$requirements" | cut -d' ' -f1)
-if [ ! -x "$venv/bin/hadolint" ] || [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
-    say "installing the pinned hadolint into $venv"
-    rm -rf "$venv"
-    "${PYTHON:-python3}" -m venv "$venv"
-    "$venv/bin/python" -m pip install --quiet --disable-pip-version-check --no-input \
-        --require-hashes --no-deps -r "$requirements"
-    echo "$want" >"$stamp"
-fi
+scripts/pinned-venv.sh "$venv" "$requirements" hadolint
 if "$venv/bin/hadolint" --no-color Dockerfile; then
     pass "hadolint $("$venv/bin/hadolint" --version | grep -o '[0-9][0-9.]*' | head -n 1): no findings"
 else
