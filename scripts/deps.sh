@@ -19,7 +19,9 @@ need libncurses-dev test -f /usr/include/ncursesw/curses.h
 # A release build links FoundationNetworking statically, which needs libcurl to link against.
 need_curl_dev() { need libcurl4-openssl-dev sh -c 'pkg-config --exists libcurl || test -f /usr/include/x86_64-linux-gnu/curl/curl.h'; }
 case $purpose in
-    test) need tmux command -v tmux ;;
+    # nginx and curl: scripts/nginx-test.py and scripts/docker-check.sh (Debian puts nginx in /usr/sbin).
+    test) need tmux command -v tmux; need nginx sh -c 'command -v nginx || test -x /usr/sbin/nginx'
+        need curl command -v curl; need python3 command -v "${PYTHON:-python3}" ;;
     release) need_curl_dev ;;
     bench) need wrk command -v wrk; need gcc command -v cc; need curl command -v curl; need_curl_dev ;;
     schema|python) need python3 command -v "${PYTHON:-python3}"

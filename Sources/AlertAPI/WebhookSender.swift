@@ -1,4 +1,5 @@
 import AlertCore
+import BuildInfo
 import Foundation
 import JSON
 import Locking
@@ -117,7 +118,7 @@ final class WebhookSender: Sendable {
     private func post(_ body: [UInt8], to url: CallbackURL, id: AlertID, attempt: Int) async -> String?? {
         let key = url.text
         guard await gate.enter(key) else { return nil }
-        let headers = [("Content-Type", "application/json"), ("User-Agent", "alertd"),
+        let headers = [("Content-Type", "application/json"), ("User-Agent", BuildInfo.userAgent),
                        ("X-Alertd-Alert", id.rawValue), ("X-Alertd-Delivery-Attempt", String(attempt))]
         let outcome: Result<Int, HTTPExchange.Failure>
         switch url.scheme {

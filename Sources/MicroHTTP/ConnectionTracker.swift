@@ -8,7 +8,9 @@ import Darwin
 
 /// Every open connection, for what libmicrohttpd does not do itself: a deadline on request heads
 /// (its idle timeout restarts with every byte, so a client trickling a head would hold a
-/// connection forever) and closing idle keep-alive connections gently at shutdown.
+/// connection forever), closing idle keep-alive connections gently at shutdown, and the limit of
+/// connections per client address, from which trusted reverse proxies are exempt (libmicrohttpd's
+/// own per-address limit knows no exceptions).
 ///
 /// An entry lives from libmicrohttpd's "connection started" notification to its "closed" one,
 /// which comes before libmicrohttpd closes the socket: an `fd` found here under the lock is open.
@@ -44,12 +46,15 @@ final class ConnectionTracker: Sendable {
         let fd: Int32
         /// The client's IP address as text.
         let client: String?
+        /// Whether the connection counts against its address's limit (until it closes).
+        let counted: Bool
         let state: Lock<State>
 
-        init(fd: Int32, client: String?) {
+        init(fd: Int32, client: String?, counted: Bool, refused: Bool) {
             self.fd = fd
             self.client = client
-            state = Lock(State(idleSince: .now))
+            self.counted = counted
+            state = Lock(State(idleSince: .now, givenUp: refused))
         }
     }
 
@@ -71,27 +76,55 @@ final class ConnectionTracker: Sendable {
         case body(method: String?, path: String?)
     }
 
-    private let entries = Lock([ObjectIdentifier: Entry]())
+
+    private struct Table {
+        var entries: [ObjectIdentifier: Entry] = [:]
+        /// Open connections by client address, for those that count against `perClientLimit`.
+        var perClient: [String: Int] = [:]
+    }
+
+    private let table = Lock(Table())
     let idleSeconds: Int
     let headerSeconds: Int
+    /// Most connections one address may hold (0: no limit); more are shut down as soon as accepted.
+    let perClientLimit: Int
+    /// Peers the limit does not apply to: reverse proxies, whose connections carry many clients.
+    let exempt: [IPNetwork]
 
-    init(idleTimeout: Int, headerTimeout: Int) {
+    init(idleTimeout: Int, headerTimeout: Int, perClientLimit: Int = 0, exempt: [IPNetwork] = []) {
         idleSeconds = idleTimeout
         headerSeconds = headerTimeout
+        self.perClientLimit = perClientLimit
+        self.exempt = exempt
     }
 
     /// Registers a connection just accepted; the entry goes in the socket context (retained there
-    /// until `closed`).
+    /// until `closed`). A connection beyond its address's limit is shut down at once: libmicrohttpd
+    /// reads the end of the stream and closes it, and no request on it ever runs.
     func opened(fd: Int32, client: String?) -> Entry {
-        let entry = Entry(fd: fd, client: client)
-        entries.withLock { $0[ObjectIdentifier(entry)] = entry }
-        return entry
+        // The address the limit counts this connection under, if any.
+        let key = perClientLimit > 0 ? client.flatMap { exempt.contain($0) ? nil : $0 } : nil
+        return table.withLock { table in
+            let held = key.map { table.perClient[$0, default: 0] } ?? 0
+            let refused = key != nil && held >= perClientLimit
+            let entry = Entry(fd: fd, client: client, counted: key != nil && !refused, refused: refused)
+            table.entries[ObjectIdentifier(entry)] = entry
+            if entry.counted, let key { table.perClient[key] = held + 1 }
+            if refused { shutdown(fd, Int32(SHUT_RDWR)) }
+            return entry
+        }
     }
 
     /// libmicrohttpd is about to close the connection: nothing touches its socket after this.
     func closed(_ entry: Entry) {
         entry.state.withLock { $0.closed = true }
-        entries.withLock { _ = $0.removeValue(forKey: ObjectIdentifier(entry)) }
+        table.withLock { table in
+            _ = table.entries.removeValue(forKey: ObjectIdentifier(entry))
+            if entry.counted, let client = entry.client {
+                let held = table.perClient[client, default: 0]
+                table.perClient[client] = held > 1 ? held - 1 : nil
+            }
+        }
     }
 
     /// The request line is in: the head's deadline starts.
@@ -156,7 +189,7 @@ final class ConnectionTracker: Sendable {
 
     /// The open connections now; each entry's own lock says whether it is still open.
     private var open: [Entry] {
-        entries.withLock { Array($0.values) }
+        table.withLock { Array($0.entries.values) }
     }
 
     /// Answers 408 and shuts down every connection whose request head or body is overdue. libmicrohttpd

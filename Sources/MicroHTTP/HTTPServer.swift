@@ -72,8 +72,6 @@ public final class HTTPServer: Sendable {
                 MHD_OptionItem(option: .CONNECTION_TIMEOUT, value: configuration.idleTimeout, ptr_value: nil),
                 MHD_OptionItem(option: .LISTEN_BACKLOG_SIZE,
                                value: configuration.listenBacklog, ptr_value: nil),
-                MHD_OptionItem(option: .PER_IP_CONNECTION_LIMIT,
-                               value: max(0, configuration.perClientConnectionLimit), ptr_value: nil),
             ]
             if configuration.threads > 1 {
                 options.append(MHD_OptionItem(option: .THREAD_POOL_SIZE,

@@ -27,6 +27,8 @@ final class ServerCore: Sendable {
     let maxURLBytes: Int
     let maxHeaderBytes: Int
     let bodyTimeout: Int
+    /// Peers whose forwarding headers name the client.
+    let trustedProxies: [IPNetwork]
     let state = Lock(State())
     /// Requests between their first handler call and their completion callback. Atomic, as is
     /// `draining`: every request touches both, and a lock shared by the libmicrohttpd threads
@@ -44,8 +46,10 @@ final class ServerCore: Sendable {
         maxURLBytes = configuration.maxURLBytes
         maxHeaderBytes = configuration.maxHeaderBytes
         bodyTimeout = configuration.bodyTimeout
+        trustedProxies = configuration.trustedProxies
         tracker = ConnectionTracker(
-            idleTimeout: configuration.idleTimeout, headerTimeout: configuration.headerTimeout)
+            idleTimeout: configuration.idleTimeout, headerTimeout: configuration.headerTimeout,
+            perClientLimit: max(0, configuration.perClientConnectionLimit), exempt: configuration.trustedProxies)
     }
 
     /// The access handler; see `MHDCallbacks.access`.
@@ -151,13 +155,14 @@ final class ServerCore: Sendable {
     /// The request is complete: hand it to the handler and answer or suspend.
     private func dispatch(_ request: ConnectionContext) -> MHD_Result {
         let connection = request.connection
+        let headers = headers(of: connection)
         let message = HTTPRequest(
             method: request.method,
             path: request.path,
             query: query(of: connection),
-            headers: headers(of: connection),
+            headers: headers,
             body: request.body,
-            clientAddress: request.client
+            clientAddress: HTTPRequest.client(peer: request.client, headers: headers, trustedProxies: trustedProxies)
         )
         request.body = []
         return perform(handler.handle(message), for: request)
