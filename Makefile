@@ -11,10 +11,14 @@ endif
 
 SWIFT ?= swift
 IMAGE ?= alertd
+# make install: where, and a staging root for packagers (make install DESTDIR=/tmp/pkg PREFIX=/usr).
+PREFIX ?= /usr/local
+DESTDIR ?=
+INSTALL ?= install
 
 
 .DEFAULT_GOAL := help
-.PHONY: help deps test-deps build release run test crash tsan asan clean docker
+.PHONY: help deps test-deps build release run install uninstall test crash tsan asan clean docker
 
 help:
 	@echo "alertd targets:"
@@ -22,7 +26,9 @@ help:
 	@echo "  make build    debug build (.build/debug/alertd)"
 	@echo "  make release  release build, Swift runtime linked statically (.build/release/alertd)"
 	@echo "  make run      release build, then serve (127.0.0.1:8080, alerts kept in DATA_DIR=.alertd-data; ARGS=... adds flags)"
-	@echo "  make test     build everything (alertd included), then swift test"
+	@echo "  make install  release build, then alertd and alertctl into \$$(DESTDIR)\$$(PREFIX)/bin (PREFIX=$(PREFIX))"
+	@echo "  make uninstall  remove them again"
+	@echo "  make test     build everything (alertd included), swift test, then nginx, Dockerfile, schema and generated-client checks"
 	@echo "  make crash    the crash test alone with N kills of alertd under load (N=500)"
 	@echo "  make tsan     make test under ThreadSanitizer, built in .build-tsan; any report fails it"
 	@echo "  make asan     make test under AddressSanitizer, built in .build-asan; any report fails it"
@@ -59,6 +65,15 @@ DATA_DIR ?= .alertd-data
 run: release
 	.build/release/alertd $(if $(DATA_DIR),--data-dir $(DATA_DIR)) $(ARGS)
 
+# The two programs, nothing else: the Swift runtime is linked in (release), libmicrohttpd, ncurses and libcurl are
+# the system's. `make install` as root, or with PREFIX=$$HOME/.local; DESTDIR stages for a package.
+install: release
+	$(INSTALL) -d "$(DESTDIR)$(PREFIX)/bin"
+	$(INSTALL) -m 0755 .build/release/alertd .build/release/alertctl "$(DESTDIR)$(PREFIX)/bin/"
+
+uninstall:
+	rm -f "$(DESTDIR)$(PREFIX)/bin/alertd" "$(DESTDIR)$(PREFIX)/bin/alertctl"
+
 # `swift build --build-tests` builds every product, alertd and alertctl included: the
 # integration tests spawn .build/debug/alertd and alertctl, which `swift test` does not build.
 # Each test target runs in its own `swift test`, one after another: Swift Testing runs the
@@ -72,8 +87,14 @@ test: test-deps
 	  echo "== $$target"; \
 	  $(SWIFT) test --skip-build --filter "^$$target\." || exit 1; \
 	done
+	@echo "== nginx (deploy/nginx.conf in front of alertd)"
+	scripts/nginx-test.py
+	@echo "== Dockerfile (hadolint, the steps CI runs, the health check)"
+	SWIFT="$(SWIFT)" scripts/docker-check.sh
 	@echo "== schemathesis (openapi.yaml against the live alertd)"
 	scripts/schemathesis.sh
+	@echo "== generated client (openapi-python-client from openapi.yaml, checked by openapi-core)"
+	scripts/generated-client.sh
 
 # The crash test of DurabilityTests alone, longer: alertd SIGKILLed N times under load (make test does 20).
 N ?= 500
@@ -92,8 +113,9 @@ asan: test-deps
 clean:
 	rm -rf .build .build-tsan .build-asan
 
+# The build context has no .git: the revision goes in as a build argument (alertd --version shows it).
 docker:
-	docker build -t $(IMAGE) .
+	docker build --build-arg ALERTD_REVISION="$$(git rev-parse --short=10 HEAD 2>/dev/null)" -t $(IMAGE) .
 
 # The benchmarks of docs/PERFORMANCE.md: alertd vs a C libmicrohttpd baseline, on loopback.
 # BENCH_SCRATCH=dir builds elsewhere than .build; BENCH_DURATION=s sets each wrk run (10).

@@ -22,6 +22,8 @@ let package = Package(
         .target(name: "Locking"),
         // JSON: a byte-level parser and a streaming writer, shared by the API, the journal and alertctl.
         .target(name: "JSON"),
+        // The version (VERSION) and the git revision, fixed at build time for --version and the webhook User-Agent.
+        .target(name: "BuildInfo", plugins: ["EmbedBuildInfo"]),
         // Transport only: knows HTTP and libmicrohttpd, nothing of alerts.
         .target(name: "MicroHTTP", dependencies: ["CMicroHTTPD", "Locking"]),
         // Model, rules and the AlertStore actor: knows nothing of HTTP.
@@ -29,21 +31,23 @@ let package = Package(
         // Routes: HTTP <-> store, JSON shapes, problem+json errors.
         .target(
             name: "AlertAPI",
-            dependencies: ["MicroHTTP", "AlertCore", "JSON", "Locking"],
+            dependencies: ["MicroHTTP", "AlertCore", "BuildInfo", "JSON", "Locking"],
             plugins: ["EmbedResource"]
         ),
-        .executableTarget(name: "alertd", dependencies: ["AlertAPI"]),
+        .executableTarget(name: "alertd", dependencies: ["AlertAPI", "BuildInfo"]),
 
         // The seeds' AlertController API over HTTP; no server types, only JSON.
         .target(name: "AlertClient", dependencies: ["Locking"]),
         // C: ncurses with wide characters (Debian: libncurses-dev), for the dashboard. No pkgConfig:
         // ncursesw's .pc adds feature macros SwiftPM refuses; the header path is the standard one.
         .systemLibrary(name: "CNCurses"),
-        .executableTarget(name: "alertctl", dependencies: ["AlertClient", "CNCurses", "Locking"]),
+        .executableTarget(name: "alertctl", dependencies: ["AlertClient", "BuildInfo", "CNCurses", "Locking"]),
 
         // Build tool: embeds the top-level openapi.yaml into AlertAPI so the server serves the spec it ships with.
         .executableTarget(name: "embed-resource", path: "Sources/embed-resource"),
         .plugin(name: "EmbedResource", capability: .buildTool(), dependencies: ["embed-resource"]),
+        // Build tool: runs scripts/build-info.sh before each build (the git revision has no input file to watch).
+        .plugin(name: "EmbedBuildInfo", capability: .buildTool()),
 
         // Test support: a raw HTTP/1.1 client over POSIX sockets, shared by the test targets.
         .target(name: "HTTPTestSupport", dependencies: ["Locking"], path: "Tests/HTTPTestSupport"),
@@ -51,7 +55,7 @@ let package = Package(
         .target(name: "AlertdTestSupport", dependencies: ["AlertAPI"], path: "Tests/AlertdTestSupport"),
         .testTarget(name: "MicroHTTPTests", dependencies: ["MicroHTTP", "HTTPTestSupport"]),
         .testTarget(name: "AlertCoreTests", dependencies: ["AlertCore", "HTTPTestSupport", "Locking"]),
-        .testTarget(name: "AlertAPITests", dependencies: ["AlertAPI", "AlertCore", "JSON", "MicroHTTP", "HTTPTestSupport", "AlertdTestSupport", "Locking"]),
+        .testTarget(name: "AlertAPITests", dependencies: ["AlertAPI", "AlertCore", "BuildInfo", "JSON", "MicroHTTP", "HTTPTestSupport", "AlertdTestSupport", "Locking"]),
         .testTarget(name: "AlertClientTests", dependencies: ["AlertClient", "AlertAPI", "HTTPTestSupport", "AlertdTestSupport", "Locking"]),
         .testTarget(name: "AlertctlTests", dependencies: ["AlertAPI", "HTTPTestSupport", "AlertdTestSupport", "Locking"]),
         // Durability (issue 12): the real alertd on a data dir, SIGKILLed under load and restarted; its refusals.

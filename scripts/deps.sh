@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Installs, with apt-get, whatever this machine lacks to build (and, with `test` or
-# `bench`, to test or benchmark; with `schema`, to run scripts/schemathesis.sh) alertd.
+# `bench`, to test or benchmark; with `python` (or its older name `schema`), to make the
+# virtualenvs of scripts/pinned-venv.sh) alertd.
 # Quiet when nothing is missing.
-# Usage: scripts/deps.sh build|test|release|bench|schema
+# Usage: scripts/deps.sh build|test|release|bench|schema|python
 set -euo pipefail
 purpose=${1:-build}
 
@@ -18,10 +19,13 @@ need libncurses-dev test -f /usr/include/ncursesw/curses.h
 # A release build links FoundationNetworking statically, which needs libcurl to link against.
 need_curl_dev() { need libcurl4-openssl-dev sh -c 'pkg-config --exists libcurl || test -f /usr/include/x86_64-linux-gnu/curl/curl.h'; }
 case $purpose in
-    test) need tmux command -v tmux; need sqlite3 command -v sqlite3 ;;
+    # nginx and curl: scripts/nginx-test.py and scripts/docker-check.sh (Debian puts nginx in /usr/sbin); sqlite3:
+    # DurabilityTests (a newer schema, a full disk).
+    test) need tmux command -v tmux; need nginx sh -c 'command -v nginx || test -x /usr/sbin/nginx'
+        need curl command -v curl; need sqlite3 command -v sqlite3; need python3 command -v "${PYTHON:-python3}" ;;
     release) need_curl_dev ;;
     bench) need wrk command -v wrk; need gcc command -v cc; need curl command -v curl; need_curl_dev ;;
-    schema) need python3 command -v "${PYTHON:-python3}"
+    schema|python) need python3 command -v "${PYTHON:-python3}"
         need python3-venv "${PYTHON:-python3}" -c 'import ensurepip, venv' ;;
 esac
 

@@ -30,20 +30,8 @@ say() { echo "schemathesis: $*" >&2; }
 
 [ -x "$bin" ] || { say "$bin not found; build it first (swift build), or set ALERTD_BIN"; exit 1; }
 
-# The virtualenv: python3 with venv and pip (scripts/deps.sh installs them with apt-get if missing).
-scripts/deps.sh schema
-python=${PYTHON:-python3}
-stamp="$venv/.requirements.sha256"
-want=$(sha256sum "$requirements" | cut -d' ' -f1)
-if [ ! -x "$venv/bin/schemathesis" ] || [ "$(cat "$stamp" 2>/dev/null)" != "$want" ] \
-    || ! "$venv/bin/python" -c '' 2>/dev/null; then
-    say "installing the pinned schemathesis into $venv"
-    rm -rf "$venv"
-    "$python" -m venv "$venv"
-    "$venv/bin/python" -m pip install --quiet --disable-pip-version-check --no-input \
-        --require-hashes --no-deps -r "$requirements"
-    echo "$want" >"$stamp"
-fi
+# The virtualenv, made or refreshed by scripts/pinned-venv.sh.
+scripts/pinned-venv.sh "$venv" "$requirements" schemathesis
 
 # A fresh alertd on a free port. Plenty of room for what the run creates; access log kept for a failure.
 # An alertd that knows bearer tokens runs with one admin token, which every request carries (so

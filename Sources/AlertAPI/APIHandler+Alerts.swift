@@ -44,16 +44,15 @@ extension APIHandler {
         return response
     }
 
-    /// Answers an alert; the answer comes back whole to whoever gave it, while a 409's winning result
-    /// hides secure values from a caller who may not see them.
+    /// Answers an alert in the caller's name; the answer comes back whole to whoever gave it, while a 409's
+    /// winning result hides secure values from a caller who may not see them.
     func answer(_ id: AlertID, _ answer: AnswerDraft, by caller: Caller) -> HTTPReply {
-        onStore({ store throws(AlertStoreError) in
-            let result = try store.answer(id, with: answer)
+        let responder = caller.name
+        return onStore({ store throws(AlertStoreError) in
+            let result = try store.answer(id, with: answer, by: responder)
             return (result, store.snapshot(of: id)?.createdAt)
         }, then: { answered in
-            if let createdAt = answered.1 {
-                metrics.answered(after: answered.0.resolvedAt.timeIntervalSince(createdAt))
-            }
+            metrics.answered(by: responder, after: answered.1.map { answered.0.resolvedAt.timeIntervalSince($0) })
             return .json(200, result: answered.0)
         }, problem: { error in
             var problem = Problem(error)
@@ -64,8 +63,12 @@ extension APIHandler {
         })
     }
 
-    func dismiss(_ id: AlertID) -> HTTPReply {
-        onStore({ store throws(AlertStoreError) in try store.dismiss(id) }) { .json(200, result: $0) }
+    /// Withdraws an alert in the caller's name: the Result's `responder` names who dismissed it.
+    func dismiss(_ id: AlertID, by caller: Caller) -> HTTPReply {
+        let responder = caller.name
+        return onStore({ store throws(AlertStoreError) in try store.dismiss(id, by: responder) }) {
+            .json(200, result: $0)
+        }
     }
 
     /// Runs store work that never waits, and answers once what it shows is durable: on this thread at once when

@@ -86,7 +86,10 @@ extension APIHandler {
         metrics.stream(+1)
         defer { metrics.stream(-1) }
         var cursor = start
-        guard await send(Array("retry: 1000\n\n".utf8), to: stream) else { return }
+        // The opening block carries the stream's cursor as its `id`: a client that stores the last id it
+        // saw and reconnects with it as `Last-Event-ID` then misses nothing, even when no event came yet.
+        // A block without `data` dispatches no event, but still sets the last event id (WHATWG SSE).
+        guard await send(Array("retry: 1000\nid: \(start)\n\n".utf8), to: stream) else { return }
         while !stream.isClosed, !Task.isCancelled {
             let batch: (events: [AlertEvent], index: UInt64)
             do {

@@ -44,7 +44,7 @@ extension APIHandler {
         }
     }
 
-    private func record(_ status: Int, id: String, route: String, method: String, caller: String?,
+    func record(_ status: Int, id: String, route: String, method: String, caller: String?,
                         started: ContinuousClock.Instant) {
         let elapsed = ContinuousClock.now - started
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18

@@ -56,8 +56,14 @@ struct APIHandler: HTTPHandler {
         }
     }
 
-    func response(for failure: HTTPTransportFailure) -> HTTPResponse {
-        Problem(failure).response
+    func response(for failure: HTTPTransportFailure, to request: HTTPRequestHead) -> HTTPResponse {
+        var response = Problem(failure).response
+        let id = Self.requestID(request.headers["x-request-id"])
+        let method = request.method.map { Self.metricMethods.contains($0) ? $0 : "other" } ?? "other"
+        let route = request.path.map { Route(path: $0).template } ?? Route.notFound.template
+        record(response.status, id: id, route: route, method: method, caller: nil, started: .now)
+        response.headers.add("X-Request-Id", id)
+        return response
     }
 
     /// Validates what can be checked without the store, then answers or defers.
@@ -86,8 +92,11 @@ struct APIHandler: HTTPHandler {
             let streamOrPoll = HTTPReply.deferred { await self.events(events) }
             return try waiting(streamOrPoll, if: events.waits(head: request.method == "HEAD"), for: request, as: caller)
         case (.openAPI, _):
-            return .response(HTTPResponse(status: 200, headers: ["Content-Type": "application/yaml; charset=utf-8"],
-                                          body: Array(EmbeddedOpenAPI.text.utf8)))
+            // application/yaml (RFC 9512), or its older alias text/yaml for clients that ask for text.
+            let type = AcceptHeader(request.headers["accept"]).preferred(["application/yaml", "text/yaml"])
+            return .response(HTTPResponse(
+                status: 200, headers: ["Content-Type": "\(type); charset=utf-8", "Vary": "Accept"],
+                body: Array(EmbeddedOpenAPI.text.utf8)))
         case (.alerts, "POST"):
             let draft = try AlertDraft(json: try Self.parse(request.body), webhooks: webhooks)
             let key = try Self.idempotencyKey(request)
@@ -110,7 +119,7 @@ struct APIHandler: HTTPHandler {
             return try waiting(whenChanged(list, index: index), if: list.waits, for: request, as: caller)
         case (.alert(let id), "DELETE"):
             _ = try readable(id, by: caller)
-            return dismiss(id)
+            return dismiss(id, by: caller)
         case (.alert(let id), _):
             let wait = try query.wait()
             // A read that needs no waiting is answered at once, without suspending the connection.

@@ -27,13 +27,17 @@ public final class AlertdApp: Sendable {
         sink = configuration.logDescriptor.map(LogSink.init(descriptor:))
         let log = AccessLog(sink: sink, logRequests: configuration.logRequests)
         let metrics = Metrics()
-        let sender = WebhookSender(store: store, metrics: metrics, log: log)
+        // Webhook connections get descriptors of their own, which serving leaves free.
+        let outbound = WebhookSender.connectionLimit(fileLimit: FileLimit.hard)
+        let sender = WebhookSender(store: store, metrics: metrics, log: log, connections: outbound)
         webhooks = sender
-        relay.connect { [weak sender] in sender?.deliver($0) }
+        relay.connect(sender)
         let handler = APIHandler(store: store, metrics: metrics, log: log, webhooks: configuration.webhooks,
                                  keepAlive: configuration.eventKeepAlive, tokens: configuration.tokens,
                                  waits: ClientWaits(limit: configuration.waitsPerClient))
-        server = try HTTPServer(configuration: configuration.http, handler: handler)
+        var http = configuration.http
+        http.reservedDescriptors += outbound
+        server = try HTTPServer(configuration: http, handler: handler)
         if configuration.servesOpenBeyondLoopback {
             log.event("warn", "serving without access tokens on a non-loopback address (--insecure)",
                       ["host": configuration.http.host])

@@ -1,9 +1,13 @@
+import BuildInfo
 import Foundation
+import MicroHTTP
 
 /// What the command line asks `alertd` to do.
 public enum AlertdCommand: Sendable {
     case run(AlertdConfiguration)
     case help(String)
+    /// `--version`: the line to print.
+    case version(String)
 }
 
 /// A bad flag, value or environment variable, with a message for the user.
@@ -52,11 +56,21 @@ extension AlertdConfiguration {
                help: "seconds an idle keep-alive connection stays open (default 30)",
                apply: integer(1...3600) { $0.http.idleTimeout = $1 }),
         Option(flag: "--client-connection-limit", environment: "ALERTD_CLIENT_CONNECTION_LIMIT",
-               help: "most simultaneous connections per client address, 0 for none (behind a proxy) (default 1024)",
+               help: "most simultaneous connections per client address (trusted proxies exempt), 0 for none "
+                   + "(default 1024)",
                apply: integer(0...1_000_000) { $0.http.perClientConnectionLimit = $1 }),
         Option(flag: "--client-wait-limit", environment: "ALERTD_CLIENT_WAIT_LIMIT",
                help: "most waiting requests per client (token, else address), then 429; 0 for none (default 512)",
                apply: integer(0...1_000_000) { $0.waitsPerClient = $1 }),
+        Option(flag: "--trusted-proxy", environment: "ALERTD_TRUSTED_PROXY",
+               help: "reverse proxies whose X-Forwarded-For/X-Real-IP name the client: IP addresses or CIDR "
+                   + "networks, comma-separated (default none)") {
+            let networks = $1.split(separator: ",", omittingEmptySubsequences: false)
+                .map { IPNetwork($0.trimmingCharacters(in: .whitespaces)) }
+            guard !networks.contains(nil) else { return false }
+            $0.http.trustedProxies = networks.compactMap { $0 }
+            return true
+        },
         Option(flag: "--header-timeout", environment: "ALERTD_HEADER_TIMEOUT",
                help: "seconds a request head may take after its request line, then 408 (default 10)",
                apply: integer(1...3600) { $0.http.headerTimeout = $1 }),
@@ -155,6 +169,8 @@ extension AlertdConfiguration {
         }
         text += "  " + "-h, --help".padding(toLength: flagWidth + environmentWidth, withPad: " ", startingAt: 0)
         text += "show this help\n"
+        text += "  " + "--version".padding(toLength: flagWidth + environmentWidth, withPad: " ", startingAt: 0)
+        text += "print the version and the git revision\n"
         return text
     }
 
@@ -176,22 +192,27 @@ extension AlertdConfiguration {
         var remaining = arguments[...]
         while let argument = remaining.popFirst() {
             if argument == "-h" || argument == "--help" { return .help(usage) }
-            let parts = argument.split(separator: "=", maxSplits: 1).map(String.init)
-            guard let option = options.first(where: { $0.flag != nil && $0.flag == parts[0] }),
+            if argument == "--version" { return .version(BuildInfo.versionLine("alertd")) }
+            // `--flag=value` splits at the first `=` only, and keeps an empty value (`--host=`) as given:
+            // it is then refused by the option, never taken from the next argument.
+            let equals = argument.firstIndex(of: "=")
+            let name = equals.map { String(argument[..<$0]) } ?? argument
+            let inline = equals.map { String(argument[argument.index(after: $0)...]) }
+            guard let option = options.first(where: { $0.flag != nil && $0.flag == name }),
                   let flag = option.flag else {
                 throw ConfigurationError(description: "unknown option '\(argument)'; see alertd --help")
             }
             let value: String
             if !option.takesValue {
-                guard parts.count == 1 else { throw ConfigurationError(description: "\(flag) takes no value") }
+                guard inline == nil else { throw ConfigurationError(description: "\(flag) takes no value") }
                 value = "on"
-            } else if let given = parts.count == 2 ? parts[1] : remaining.popFirst() {
+            } else if let given = inline ?? remaining.popFirst() {
                 value = given
             } else {
                 throw ConfigurationError(description: "\(flag) needs a value: \(option.help)")
             }
             guard try option.apply(&configuration, value) else {
-                throw ConfigurationError(description: "\(flag) \(value) is not valid: \(option.help)")
+                throw ConfigurationError(description: "\(flag) '\(value)' is not valid: \(option.help)")
             }
         }
         try configuration.checkExposure()

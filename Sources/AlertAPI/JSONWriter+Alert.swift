@@ -6,7 +6,7 @@ extension JSONWriter {
     /// - Parameters:
     ///   - alert: the alert.
     ///   - redactingSecrets: true in lists: a secure field's `text` and its entry in
-    ///     `result.values` become `null`.
+    ///     `result.values` become `null`, and the callback URL loses its user information and query.
     mutating func write(_ alert: Alert, redactingSecrets: Bool) {
         beginObject()
         member("id"); write(alert.id.rawValue)
@@ -52,14 +52,26 @@ extension JSONWriter {
         member("expiresAt")
         if let expiresAt = alert.expiresAt { write(RFC3339.format(expiresAt)) } else { writeNull() }
         member("webhook")
-        if let delivery = alert.delivery { write(delivery) } else { writeNull() }
+        if let delivery = alert.delivery {
+            write(delivery, redactingCredentials: redactingSecrets)
+        } else {
+            writeNull()
+        }
         endObject()
     }
 
     /// Writes a callback delivery: `{url, state, attempts, lastError, lastAttemptAt}`.
-    mutating func write(_ delivery: WebhookDelivery) {
+    /// - Parameter redactingCredentials: whether `url` is written without its user information and query, which may
+    ///   hold credentials (`http://user:password@host/x?sig=…`).
+    mutating func write(_ delivery: WebhookDelivery, redactingCredentials: Bool) {
         beginObject()
-        member("url"); write(delivery.url)
+        member("url")
+        if redactingCredentials, delivery.url.contains(where: { $0 == "@" || $0 == "?" }),
+           let url = try? CallbackURL(parsing: delivery.url), url.hasCredentials {
+            write(url.redacted)
+        } else {
+            write(delivery.url)
+        }
         member("state"); write(delivery.state.rawValue)
         member("attempts"); write(delivery.attempts)
         member("lastError")
@@ -86,6 +98,8 @@ extension JSONWriter {
         endArray()
         member("resolution"); write(result.resolution.rawValue)
         member("resolvedAt"); write(RFC3339.format(result.resolvedAt))
+        member("responder")
+        if let responder = result.responder { write(responder) } else { writeNull() }
         endObject()
     }
 }

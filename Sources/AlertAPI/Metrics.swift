@@ -16,6 +16,8 @@ final class Metrics: Sendable {
         var openStreams = 0
         var droppedStreams: UInt64 = 0
         var webhookDeliveries: [String: UInt64] = [:]
+        /// Answers by responder name (`""` without tokens); bounded, as names come from the configured tokens.
+        var answersByResponder: [String: UInt64] = [:]
     }
 
     private let state = Lock(State())
@@ -28,9 +30,12 @@ final class Metrics: Sendable {
         }
     }
 
-    /// Records how long an answered alert waited for its answer.
-    func answered(after seconds: Double) {
-        state.withLock { $0.answerLatency.observe(seconds) }
+    /// Counts an answer by `responder` (`nil` without tokens) and records how long the alert waited for it.
+    func answered(by responder: String?, after seconds: Double?) {
+        state.withLock {
+            $0.answersByResponder[responder ?? "", default: 0] += 1
+            if let seconds { $0.answerLatency.observe(seconds) }
+        }
     }
 
     /// An event stream opened (+1) or closed (-1).
@@ -70,6 +75,10 @@ final class Metrics: Sendable {
         family("alertd_event_streams", "gauge", "Open event streams.", ["alertd_event_streams \(state.openStreams)"])
         family("alertd_event_streams_dropped_total", "counter", "Event streams dropped for reading too slowly.",
                ["alertd_event_streams_dropped_total \(state.droppedStreams)"])
+        family("alertd_answers_total", "counter", "Answers, by the responder's token name (empty without tokens).",
+               state.answersByResponder.sorted { $0.key < $1.key }.map { name, count in
+                   "alertd_answers_total{responder=\"\(name)\"} \(count)"
+               })
         family("alertd_answer_latency_seconds", "histogram", "Time from creation to answer, for answered alerts.",
                state.answerLatency.lines("alertd_answer_latency_seconds"))
         family("alertd_http_requests_total", "counter", "HTTP requests, by route, method and status.",

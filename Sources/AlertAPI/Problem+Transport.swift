@@ -18,6 +18,10 @@ extension Problem {
         case .requestTimeout(let seconds):
             self = .alertd(408, "request-timeout", "Request timeout",
                            detail: "the request did not arrive within \(seconds) s; send it at once")
+        case .malformedRequest(let reason):
+            self = .alertd(400, "malformed-request", "Malformed request", detail: reason)
+        case .unsupportedTransferCoding(let reason):
+            self = .alertd(501, "unsupported-transfer-coding", "Transfer coding not implemented", detail: reason)
         }
     }
 }

@@ -12,7 +12,8 @@ enum Route: Equatable {
     case notFound
 
     /// Matches whole-string literals first (a memory comparison each), then the one pattern
-    /// with an id; never splits the path into pieces.
+    /// with an id; never splits the path into pieces. `path` is as sent, not percent-decoded: an
+    /// encoded `/` or NUL is part of a segment (an id that does not exist), never another route.
     init(path: String) {
         switch path {
         case "/healthz": self = .health

@@ -26,7 +26,7 @@ public struct WebhookPolicy: Sendable {
             } else if entry.contains("/") {
                 return nil
             } else {
-                rules.append(.host(entry))
+                rules.append(.host(CallbackURL.ipv6(entry) ?? entry))
             }
         }
         guard !rules.isEmpty else { return nil }
@@ -39,18 +39,25 @@ public struct WebhookPolicy: Sendable {
 
     /// Why `text` may not be used as a callback, or nil when it may.
     func problem(with text: String) -> String? {
-        guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https"
-        else { return "callback must be an absolute http or https URL" }
-        guard let host = url.host?.lowercased(), !host.isEmpty else { return "callback URL has no host" }
-        let bare = host.hasPrefix("[") ? String(host.dropFirst().dropLast()) : host
-        guard allows(bare) else {
-            return "callback host '\(bare)' is not an allowed destination (see --webhook-allow; default: loopback only)"
+        let url: CallbackURL
+        do {
+            url = try CallbackURL(parsing: text)
+        } catch {
+            return error.reason
+        }
+        guard allows(url.host) else {
+            return "callback host '\(url.host)' is not an allowed destination "
+                + "(see --webhook-allow; default: loopback only)"
+        }
+        if url.scheme == .https, url.hostKind == .ipv6 {
+            // swift-corelibs-foundation 6.3's URLSession fails these with NSURLErrorBadURL (-1000) before sending.
+            return "https callbacks to an IPv6 address cannot be delivered; use http, or a host name"
         }
         return nil
     }
 
     private func allows(_ host: String) -> Bool {
-        let address = Self.ipv4(host)
+        let address = CallbackURL.ipv4(host)
         return rules.contains { rule in
             switch rule {
             case .host(let name): name == host
@@ -62,20 +69,9 @@ public struct WebhookPolicy: Sendable {
 
     private static func network(_ entry: String) -> Rule? {
         let parts = entry.split(separator: "/", maxSplits: 1).map(String.init)
-        guard let address = ipv4(parts[0]) else { return nil }
+        guard let address = CallbackURL.ipv4(parts[0]) else { return nil }
         guard parts.count == 2 else { return .network(address: address, prefix: 32) }
         guard let prefix = Int(parts[1]), (0...32).contains(prefix) else { return nil }
         return .network(address: address, prefix: prefix)
-    }
-
-    private static func ipv4(_ text: String) -> UInt32? {
-        let octets = text.split(separator: ".", omittingEmptySubsequences: false)
-        guard octets.count == 4 else { return nil }
-        var value: UInt32 = 0
-        for octet in octets {
-            guard let byte = UInt8(octet), String(byte) == octet else { return nil }
-            value = value << 8 | UInt32(byte)
-        }
-        return value
     }
 }

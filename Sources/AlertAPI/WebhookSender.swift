@@ -1,57 +1,74 @@
 import AlertCore
+import BuildInfo
 import Foundation
-import Locking
-#if canImport(FoundationNetworking)
-import FoundationNetworking
 import JSON
-#endif
+import Locking
 
 /// POSTs a resolved alert to its callback URL, retrying with bounded exponential back-off,
 /// and records every attempt on the alert (`webhook` in its JSON).
+///
+/// `http://` callbacks go through `HTTPExchange` (a socket per attempt, on a thread of its own), `https://` ones
+/// through URLSession (`HTTPSPoster`). Either way an attempt first waits for a connection slot (`DeliveryGate`: a
+/// bound in all and per URL); its time-out counts from then, and is a hard limit.
 final class WebhookSender: Sendable {
-    /// How many attempts in all, and the first pause between them (doubling up to `maxDelay`).
+    /// How many attempts in all, the first pause between them (doubling up to `maxDelay`), and each one's time limit.
     struct Schedule: Sendable {
         var attempts = 8
         var firstDelay = Duration.milliseconds(500)
         var maxDelay = Duration.seconds(30)
-        var timeout = 10.0
+        var timeout = Duration.seconds(10)
     }
+
+    /// Most connections to one callback URL at once.
+    static let connectionsPerURL = 8
 
     private let store: AlertStore
     private let metrics: Metrics
     private let log: AccessLog
     private let schedule: Schedule
-    /// Made on the first delivery: a URLSession costs start-up time most servers never need back.
-    private let session = Lock<URLSession?>(nil)
+    private let gate: DeliveryGate
+    private let https: HTTPSPoster
     /// Deliveries under way, by a number of their own, so that `stop()` can end them; `stopped` once it did.
     private let running = Lock<(next: Int, tasks: [Int: Task<Void, Never>], stopped: Bool)>((0, [:], false))
 
-    init(store: AlertStore, metrics: Metrics, log: AccessLog, schedule: Schedule = Schedule()) {
+    /// - Parameters:
+    ///   - connections: most webhook connections open at once (see `connectionLimit(fileLimit:)`).
+    init(store: AlertStore, metrics: Metrics, log: AccessLog, schedule: Schedule = Schedule(),
+         connections: Int = WebhookSender.connectionLimit(fileLimit: FileLimit.hard)) {
         self.store = store
         self.metrics = metrics
         self.log = log
         self.schedule = schedule
+        gate = DeliveryGate(total: connections, perDestination: Self.connectionsPerURL)
+        https = HTTPSPoster(timeout: schedule.timeout)
     }
 
-    private var client: URLSession {
-        session.withLock { session in
-            if let session { return session }
-            let configuration = URLSessionConfiguration.ephemeral
-            configuration.timeoutIntervalForRequest = schedule.timeout
-            configuration.httpMaximumConnectionsPerHost = 16
-            // Redirects are not followed: they could lead past the allowed destinations.
-            let made = URLSession(configuration: configuration, delegate: RefuseRedirects(), delegateQueue: nil)
-            session = made
-            return made
-        }
+    /// Most webhook connections open at once for a process allowed `fileLimit` descriptors: a sixteenth of them, at
+    /// most 64, so that nearly all stay for serving.
+    static func connectionLimit(fileLimit: Int) -> Int {
+        min(64, max(1, fileLimit / 16))
+    }
+
+    /// Webhook connections open now.
+    var openConnections: Int {
+        gate.inUse
     }
 
     /// Starts delivering `alert` (resolved, with a callback); returns at once. Does nothing after `stop()`.
+    ///
+    /// A callback that is not a valid URL (accepted before the rules were strict, and kept) fails at once, recorded.
     func deliver(_ alert: Alert) {
-        guard let url = alert.delivery.flatMap({ URL(string: $0.url) }) else { return }
+        guard let text = alert.delivery?.url else { return }
+        let url: CallbackURL
+        do {
+            url = try CallbackURL(parsing: text)
+        } catch {
+            Task { [store] in await store.recordDelivery(of: alert.id, error: error.reason, final: true) }
+            return
+        }
         var writer = JSONWriter()
         writer.write(alert, redactingSecrets: false)
-        let body = Data(writer.bytes)
+        let body = writer.bytes
         running.withLock { running in
             // An alert can still resolve after shutdown (one expiring, an answer through the store): a delivery
             // started then would retry past `stop()`, keeping its body and the store until the process exits.
@@ -74,18 +91,19 @@ final class WebhookSender: Sendable {
             return Array(running.tasks.values)
         }
         for task in tasks { task.cancel() }
+        https.stop()
     }
 
-    private func attempts(_ id: AlertID, url: URL, body: Data) async {
+    private func attempts(_ id: AlertID, url: CallbackURL, body: [UInt8]) async {
         var delay = schedule.firstDelay
         for attempt in 1...max(1, schedule.attempts) {
-            let error = await post(body, to: url, id: id, attempt: attempt)
+            guard let error = await post(body, to: url, id: id, attempt: attempt) else { return }  // stopped
             let final = error == nil || attempt == schedule.attempts
             await store.recordDelivery(of: id, error: error, final: final)
             metrics.webhook(error == nil ? "delivered" : (final ? "failed" : "retry"))
-            if error == nil { return }
+            guard let error else { return }
             log.event(final ? "error" : "warn", "webhook delivery failed",
-                      ["alertId": id.rawValue, "attempt": String(attempt), "error": error ?? ""])
+                      ["alertId": id.rawValue, "attempt": String(attempt), "error": error])
             if final { return }
             do {
                 try await Task.sleep(for: delay)
@@ -96,30 +114,52 @@ final class WebhookSender: Sendable {
         }
     }
 
-    /// One attempt; nil when the receiver answered 2xx, else why not.
-    private func post(_ body: Data, to url: URL, id: AlertID, attempt: Int) async -> String? {
-        var request = URLRequest(url: url)
-        request.httpMethod = "POST"
-        request.httpBody = body
-        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
-        request.setValue(id.rawValue, forHTTPHeaderField: "X-Alertd-Alert")
-        request.setValue(String(attempt), forHTTPHeaderField: "X-Alertd-Delivery-Attempt")
-        do {
-            let (_, response) = try await client.data(for: request)
-            let status = (response as? HTTPURLResponse)?.statusCode ?? 0
-            return (200..<300).contains(status) ? nil : "receiver answered \(status)"
-        } catch {
-            return "\(error.localizedDescription)"
+    /// One attempt: `.some(nil)` when the receiver answered 2xx, `.some(why)` when not, nil when stopped first.
+    private func post(_ body: [UInt8], to url: CallbackURL, id: AlertID, attempt: Int) async -> String?? {
+        let key = url.text
+        guard await gate.enter(key) else { return nil }
+        let headers = [("Content-Type", "application/json"), ("User-Agent", BuildInfo.userAgent),
+                       ("X-Alertd-Alert", id.rawValue), ("X-Alertd-Delivery-Attempt", String(attempt))]
+        let outcome: Result<Int, HTTPExchange.Failure>
+        switch url.scheme {
+        case .http:
+            let exchange = HTTPExchange(url: url, headers: headers, body: body,
+                                        deadline: .now + schedule.timeout)
+            outcome = await Self.run(exchange, within: schedule.timeout) { self.gate.leave(key) }
+        case .https:
+            outcome = await https.post(url, headers: headers, body: body) { self.gate.leave(key) }
+        }
+        switch outcome {
+        case .success(let status): return .some((200..<300).contains(status) ? nil : "receiver answered \(status)")
+        case .failure(.cancelled): return nil
+        case .failure(.timedOut): return .some("no answer within \(schedule.timeout.components.seconds) s")
+        case .failure(.failed(let reason)): return .some(reason)
         }
     }
-}
 
-/// Refuses every redirect, so the 3xx answer itself is the attempt's outcome (a failure): a receiver
-/// must not be able to send the alert on to a destination `WebhookPolicy` does not allow. Set on the
-/// session: swift-corelibs-foundation ignores a per-task delegate's redirect decision.
-final class RefuseRedirects: NSObject, URLSessionTaskDelegate, Sendable {
-    func urlSession(_ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
-                    newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void) {
-        completionHandler(nil)
+    /// Runs `exchange` on a thread of its own; returns its outcome, or `timedOut` once `timeout` passes (then the
+    /// exchange is cancelled and ends on its own). `ended` is called when the thread is done with its socket.
+    private static func run(_ exchange: HTTPExchange, within timeout: Duration,
+                            ended: @escaping @Sendable () -> Void) async -> Result<Int, HTTPExchange.Failure> {
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                let reply = ReplyOnce(continuation)
+                let timer = Task {
+                    guard (try? await Task.sleep(for: timeout)) != nil else { return }
+                    exchange.cancel()
+                    reply.resume(.failure(.timedOut))
+                }
+                let thread = Thread {
+                    let result = exchange.run()
+                    ended()
+                    timer.cancel()
+                    reply.resume(result)
+                }
+                thread.stackSize = 512 * 1024
+                thread.start()
+            }
+        } onCancel: {
+            exchange.cancel()
+        }
     }
 }

@@ -61,7 +61,7 @@ extension AlertClientError {
         switch kind {
         case .unreachable, .timedOut: true
         case .server: status == 502 || status == 503 || status == 504
-        case .invalidResponse, .cancelled, .lost: false
+        case .invalidResponse, .cancelled, .configuration, .lost: false
         }
     }
 }

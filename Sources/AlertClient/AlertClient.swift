@@ -51,14 +51,34 @@ public final class AlertClient: Sendable {
         if ownsSession { session.finishTasksAndInvalidate() }
     }
 
-    /// A client for `ALERTD_URL` from the environment, or `http://127.0.0.1:8080` when it is unset or not a URL,
-    /// with the token in `ALERTD_TOKEN`, else the first line of the file named by `ALERTD_TOKEN_FILE`.
+    /// A client for `ALERTD_URL` from the environment (`http://127.0.0.1:8080` when it is unset or empty), with the
+    /// token in `ALERTD_TOKEN`, else the first line of the file named by `ALERTD_TOKEN_FILE`.
     /// - Parameter environment: The environment to read; the process's by default.
+    /// - Throws: `.configuration`, naming the variable, when `ALERTD_URL` is not an http(s) URL with a host, or
+    ///   `ALERTD_TOKEN_FILE` names a file that cannot be read or has no token on its first line. A typo there is
+    ///   never papered over with the default server or no token.
     public static func fromEnvironment(
         _ environment: [String: String] = ProcessInfo.processInfo.environment
-    ) -> AlertClient {
-        let url = environment["ALERTD_URL"].flatMap(parseBaseURL) ?? defaultURL
-        return AlertClient(baseURL: url, token: try? token(from: environment))
+    ) throws(AlertClientError) -> AlertClient {
+        var url = defaultURL
+        if let text = environment["ALERTD_URL"], !text.isEmpty {
+            guard let parsed = parseBaseURL(text) else {
+                throw .configuration("ALERTD_URL '\(text)' is not an http(s) URL with a host (such as "
+                    + "http://127.0.0.1:8080)")
+            }
+            url = parsed
+        }
+        let token: String?
+        do {
+            token = try Self.token(from: environment)
+        } catch {
+            let path = environment["ALERTD_TOKEN_FILE"] ?? ""
+            throw .configuration("cannot read ALERTD_TOKEN_FILE '\(path)': \(error.localizedDescription)")
+        }
+        if token == nil, let path = environment["ALERTD_TOKEN_FILE"], !path.isEmpty {
+            throw .configuration("ALERTD_TOKEN_FILE '\(path)' has no token on its first line")
+        }
+        return AlertClient(baseURL: url, token: token)
     }
 
     /// The token `ALERTD_TOKEN` gives, else the first line of the file `ALERTD_TOKEN_FILE` names, else `nil`.
@@ -67,7 +87,8 @@ public final class AlertClient: Sendable {
         if let token = environment["ALERTD_TOKEN"], !token.isEmpty { return token }
         guard let path = environment["ALERTD_TOKEN_FILE"], !path.isEmpty else { return nil }
         let text = try String(contentsOfFile: path, encoding: .utf8)
-        return text.split(whereSeparator: \.isNewline).first.map { $0.trimmingCharacters(in: .whitespaces) }
+        let first = text.split(whereSeparator: \.isNewline).first.map { $0.trimmingCharacters(in: .whitespaces) }
+        return first.flatMap { $0.isEmpty ? nil : $0 }
     }
 
     /// Parses a base URL given by a person: `http://host:port[/prefix]`, or `host:port` (http is assumed).

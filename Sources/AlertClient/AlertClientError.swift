@@ -17,6 +17,9 @@ public struct AlertClientError: Error, Sendable, Equatable, CustomStringConverti
         case timedOut
         /// The server restarted without keeping its alerts (it runs without `--data-dir`): the alert is gone.
         case lost
+        /// The client could not be set up from its configuration (`ALERTD_URL`, `ALERTD_TOKEN_FILE`); `reason`
+        /// names the setting and what is wrong with it. Nothing was sent.
+        case configuration
     }
 
     private enum Code: Sendable, Equatable {
@@ -26,6 +29,7 @@ public struct AlertClientError: Error, Sendable, Equatable, CustomStringConverti
         case cancelled
         case timedOut
         case lost(id: String)
+        case configuration(reason: String)
     }
 
     private let code: Code
@@ -43,6 +47,7 @@ public struct AlertClientError: Error, Sendable, Equatable, CustomStringConverti
         case .cancelled: .cancelled
         case .timedOut: .timedOut
         case .lost: .lost
+        case .configuration: .configuration
         }
     }
 
@@ -74,7 +79,7 @@ public struct AlertClientError: Error, Sendable, Equatable, CustomStringConverti
                 "\n  \(issue.pointer ?? issue.parameter.map { "?\($0)" } ?? ""): \(issue.detail)"
             }
             return "\(problem.detail.isEmpty ? problem.title : problem.detail) (HTTP \(status))" + issues.joined()
-        case .unreachable(let reason), .invalidResponse(let reason):
+        case .unreachable(let reason), .invalidResponse(let reason), .configuration(let reason):
             return reason
         case .cancelled:
             return "cancelled"
@@ -93,6 +98,8 @@ public struct AlertClientError: Error, Sendable, Equatable, CustomStringConverti
             return "cannot reach the server: \(reason)"
         case .invalidResponse(let reason):
             return "invalid response from the server: \(reason)"
+        case .configuration(let reason):
+            return "cannot set up the client: \(reason)"
         case .cancelled:
             return "cancelled"
         case .timedOut:
@@ -122,6 +129,11 @@ public struct AlertClientError: Error, Sendable, Equatable, CustomStringConverti
     /// The server that held the alert restarted and lost it.
     static func lost(_ id: String) -> AlertClientError {
         AlertClientError(.lost(id: id))
+    }
+
+    /// A bad setting, named in `reason`.
+    static func configuration(_ reason: String) -> AlertClientError {
+        AlertClientError(.configuration(reason: reason))
     }
 
     /// The calling Task was cancelled.

@@ -6,15 +6,15 @@ public struct FieldInput: Encodable, Sendable, Equatable {
     public var placeholder: String
     /// Whether the text is masked and kept out of lists and logs.
     public var secure: Bool
-    /// A UIKeyboardType name (`default`, `emailAddress`, `UIKeyboardTypeAlphabet`, …).
-    public var keyboard: String
+    /// The keyboard the field asks for.
+    public var keyboard: Keyboard
 
     /// - Parameters:
     ///   - placeholder: Placeholder shown while empty.
     ///   - text: Initial text.
     ///   - secure: Whether the text is masked.
-    ///   - keyboard: A UIKeyboardType name.
-    public init(placeholder: String = "", text: String = "", secure: Bool = false, keyboard: String = "default") {
+    ///   - keyboard: The keyboard the field asks for.
+    public init(placeholder: String = "", text: String = "", secure: Bool = false, keyboard: Keyboard = .default) {
         self.text = text
         self.placeholder = placeholder
         self.secure = secure

@@ -8,8 +8,11 @@ public struct RemoteField: Codable, Sendable, Equatable, Hashable {
     public var placeholder: String
     /// Whether typed text must be masked and never shown or logged.
     public var secure: Bool
-    /// The UIKit Swift name of the keyboard type, such as `default` or `emailAddress`.
+    /// The UIKit Swift name of the keyboard type, such as `default` or `emailAddress` (`keyboardType` types it).
     public var keyboard: String
+
+    /// The keyboard type, or `nil` for a name this client does not know.
+    public var keyboardType: Keyboard? { Keyboard(rawValue: keyboard) }
 
     /// - Parameters:
     ///   - index: Position in the alert's `fields`.

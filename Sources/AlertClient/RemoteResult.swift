@@ -12,6 +12,9 @@ public struct RemoteResult: Codable, Sendable, Equatable, Hashable {
     public var resolution: String
     /// RFC 3339 time of the resolution.
     public var resolvedAt: String
+    /// Who resolved it: the name of the token that answered (or dismissed) it; `nil` for an expiry and on a server
+    /// without tokens.
+    public var responder: String?
 
     /// Whether a responder chose the button (rather than the producer dismissing it or a timeout).
     public var isAnswered: Bool { resolution == "answered" }
@@ -26,8 +29,10 @@ public struct RemoteResult: Codable, Sendable, Equatable, Hashable {
     ///   - values: One value per field.
     ///   - resolution: `answered`, `dismissed` or `expired`.
     ///   - resolvedAt: RFC 3339 time.
+    ///   - responder: Who resolved it, or `nil`.
     public init(
-        buttonIndex: Int, buttonTitle: String, ok: Bool, values: [String?], resolution: String, resolvedAt: String
+        buttonIndex: Int, buttonTitle: String, ok: Bool, values: [String?], resolution: String, resolvedAt: String,
+        responder: String? = nil
     ) {
         self.buttonIndex = buttonIndex
         self.buttonTitle = buttonTitle
@@ -35,5 +40,6 @@ public struct RemoteResult: Codable, Sendable, Equatable, Hashable {
         self.values = values
         self.resolution = resolution
         self.resolvedAt = resolvedAt
+        self.responder = responder
     }
 }

@@ -14,6 +14,9 @@ public struct AlertResult: Sendable, Equatable {
     public var resolution: Resolution
     /// When the alert was resolved.
     public var resolvedAt: Date
+    /// Who resolved it: the name of the credential that answered (or dismissed) it; `nil` for an expiry and
+    /// whenever the store was not told a name (a server without tokens).
+    public var responder: String?
 
     /// Creates a result.
     ///
@@ -24,13 +27,15 @@ public struct AlertResult: Sendable, Equatable {
     ///   - values: One string per field.
     ///   - resolution: How the alert was resolved.
     ///   - resolvedAt: When the alert was resolved.
+    ///   - responder: Who resolved it, or `nil`.
     public init(
         buttonIndex: Int,
         buttonTitle: String,
         ok: Bool,
         values: [String],
         resolution: Resolution,
-        resolvedAt: Date
+        resolvedAt: Date,
+        responder: String? = nil
     ) {
         self.buttonIndex = buttonIndex
         self.buttonTitle = buttonTitle
@@ -38,5 +43,6 @@ public struct AlertResult: Sendable, Equatable {
         self.values = values
         self.resolution = resolution
         self.resolvedAt = resolvedAt
+        self.responder = responder
     }
 }

@@ -4,10 +4,14 @@ extension AlertStore {
     /// - Parameters:
     ///   - id: The alert's id.
     ///   - answer: The button chosen and the values typed (`nil` values means each field's text).
+    ///   - responder: Who answered (a credential's name), recorded in the result; `nil` for nobody in particular.
     /// - Returns: The result, with resolution `answered`.
     /// - Throws: `AlertStoreError` `notFound`; `alreadyResolved` with the winning result; `invalid` for an
-    ///   index out of range (`/buttonIndex`), an unknown title (`/button`), or wrong values (`/values`).
-    public func answer(_ id: AlertID, with answer: AnswerDraft) throws(AlertStoreError) -> AlertResult {
+    ///   index out of range (`/buttonIndex`), an unknown title or one that several buttons share (`/button`), or
+    ///   wrong values (`/values`).
+    public func answer(
+        _ id: AlertID, with answer: AnswerDraft, by responder: String? = nil
+    ) throws(AlertStoreError) -> AlertResult {
         defer { endTurn() }
         let (sequence, alert) = try pendingRecord(id)
         try requireWritable()
@@ -15,20 +19,21 @@ extension AlertStore {
         let buttonIndex = Self.buttonIndex(for: answer.choice, in: alert, issues: &issues)
         let values = Self.values(answer.values, for: alert, limit: configuration.limits.fieldText, issues: &issues)
         guard let buttonIndex, issues.isEmpty else { throw .invalid(issues) }
-        return resolve(sequence, buttonIndex: buttonIndex, values: values, resolution: .answered)
+        return resolve(sequence, buttonIndex: buttonIndex, values: values, resolution: .answered, responder: responder)
     }
 
     /// Withdraws a pending alert: it resolves as its cancel button (or its only button) with each field's text.
     ///
     /// - Parameters:
     ///   - id: The alert's id.
+    ///   - responder: Who withdrew it (a credential's name), recorded in the result; `nil` for nobody in particular.
     /// - Returns: The result, with resolution `dismissed`.
     /// - Throws: `AlertStoreError` `notFound`, or `alreadyResolved` with the winning result.
-    public func dismiss(_ id: AlertID) throws(AlertStoreError) -> AlertResult {
+    public func dismiss(_ id: AlertID, by responder: String? = nil) throws(AlertStoreError) -> AlertResult {
         defer { endTurn() }
         let (sequence, alert) = try pendingRecord(id)
         try requireWritable()
-        return resolveAsCancel(sequence, alert: alert, resolution: .dismissed)
+        return resolveAsCancel(sequence, alert: alert, resolution: .dismissed, responder: responder)
     }
 
     /// The sequence number and alert for an id, if it is still pending.
@@ -47,7 +52,15 @@ extension AlertStore {
             let range = last == 0 ? "its only button is 0" : "its buttons are 0 to \(last)"
             issues.append(FieldIssue(pointer: "/buttonIndex", detail: "buttonIndex \(index) is out of range; \(range)"))
         case .title(let title):
-            if let button = alert.buttons.first(where: { $0.title == title }) { return button.index }
+            let matching = alert.buttons.filter { $0.title == title }
+            if matching.count == 1 { return matching[0].index }
+            if matching.count > 1 {
+                let indexes = matching.map { String($0.index) }.joined(separator: ", ")
+                let detail = "\(matching.count) buttons are titled '\(title)' (indexes \(indexes)), so the title is "
+                    + "ambiguous; answer by buttonIndex instead"
+                issues.append(FieldIssue(pointer: "/button", detail: detail))
+                return nil
+            }
             let known = alert.buttons.map { "'\($0.title)'" }.joined(separator: ", ")
             let detail = "no button is titled '\(title)'; the buttons are \(known)"
             issues.append(FieldIssue(pointer: "/button", detail: detail))

@@ -2,9 +2,12 @@ import Foundation
 
 extension AlertStore {
     /// Resolves a pending alert as its cancel button (or its only button), with each field's text.
-    func resolveAsCancel(_ sequence: UInt64, alert: Alert, resolution: Resolution) -> AlertResult {
+    func resolveAsCancel(
+        _ sequence: UInt64, alert: Alert, resolution: Resolution, responder: String? = nil
+    ) -> AlertResult {
         let buttonIndex = alert.cancelButton?.index ?? 0
-        return resolve(sequence, buttonIndex: buttonIndex, values: alert.fields.map(\.text), resolution: resolution)
+        return resolve(sequence, buttonIndex: buttonIndex, values: alert.fields.map(\.text), resolution: resolution,
+                       responder: responder)
     }
 
     /// Records the result of a pending alert, unindexes it, bumps the change index, wakes its waiters once,
@@ -15,7 +18,10 @@ extension AlertStore {
     ///   - buttonIndex: A valid index into its buttons.
     ///   - values: One value per field.
     ///   - resolution: How it resolved.
-    func resolve(_ sequence: UInt64, buttonIndex: Int, values: [String], resolution: Resolution) -> AlertResult {
+    ///   - responder: Who resolved it, or `nil`.
+    func resolve(
+        _ sequence: UInt64, buttonIndex: Int, values: [String], resolution: Resolution, responder: String? = nil
+    ) -> AlertResult {
         guard var alert = records[sequence], alert.result == nil else {
             preconditionFailure("resolve(\(sequence)) of an alert that is not pending")
         }
@@ -26,7 +32,8 @@ extension AlertStore {
             ok: button.style != .cancel,
             values: values,
             resolution: resolution,
-            resolvedAt: .storeNow
+            resolvedAt: .storeNow,
+            responder: responder
         )
         alert.result = result
         willChange(sequence)

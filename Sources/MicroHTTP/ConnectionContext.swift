@@ -4,10 +4,11 @@ import Locking
 /// libmicrohttpd's per-request state (`*con_cls`), from the first handler call to the
 /// "completed" callback, which releases it.
 ///
-/// `@unchecked Sendable` invariant: `phase`, `isHead`, `body`, `discarded`, `tooLarge` and
-/// `client` are only touched from libmicrohttpd's handler and completion callbacks for this
-/// connection, which libmicrohttpd never runs concurrently and never while the connection is
-/// suspended. `connection`, `fd` and `startedAt` never change. What other threads touch
+/// `@unchecked Sendable` invariant: `phase`, `method`, `path`, `body`, `discarded`, `tooLarge`,
+/// `client` and `bodyWatch` are only touched from libmicrohttpd's handler and completion callbacks
+/// for this connection, which libmicrohttpd never runs concurrently and never while the connection
+/// is suspended (shutdown reads `method` and `path` of suspended requests, which no longer change
+/// once suspended). `connection` and `fd` never change. What other threads touch
 /// (`hand`) lives behind a mutex; `hand.suspended` says whether `connection` may be resumed and
 /// `fd` peeked at (both are valid while it is set).
 final class ConnectionContext: @unchecked Sendable {
@@ -41,21 +42,28 @@ final class ConnectionContext: @unchecked Sendable {
     }
 
     var phase = Phase.receiving
-    /// A HEAD request: a streamed reply sends its head only.
-    var isHead = false
+    var method = ""
+    /// The path as the request line had it (not percent-decoded).
+    var path = ""
     var body: [UInt8] = []
     /// Bytes of an oversize chunked body dropped so far.
     var discarded = 0
     var tooLarge = false
     /// The client's IP address as text.
     var client: String?
+    /// The connection's tracker entry while its body has a deadline there, to clear it once the body is in.
+    var bodyWatch: ConnectionTracker.Entry?
     let hand = Lock(Handoff())
     /// The connection, for suspending and resuming.
     let connection: OpaquePointer
     /// Its socket, for noticing a client that hangs up while suspended.
     let fd: Int32
-    /// When the head was complete (the first handler call): the body's deadline counts from here.
-    let startedAt = ContinuousClock.now
+
+    /// A HEAD request: a streamed reply sends its head only.
+    var isHead: Bool { method == "HEAD" }
+
+    /// What the transport knows of the request, for the handler's answer to a failure.
+    var head: HTTPRequestHead { HTTPRequestHead(method: method, path: path) }
 
     init(connection: OpaquePointer) {
         self.connection = connection

@@ -8,7 +8,9 @@ import Darwin
 
 /// Every open connection, for what libmicrohttpd does not do itself: a deadline on request heads
 /// (its idle timeout restarts with every byte, so a client trickling a head would hold a
-/// connection forever) and closing idle keep-alive connections gently at shutdown.
+/// connection forever), closing idle keep-alive connections gently at shutdown, and the limit of
+/// connections per client address, from which trusted reverse proxies are exempt (libmicrohttpd's
+/// own per-address limit knows no exceptions).
 ///
 /// An entry lives from libmicrohttpd's "connection started" notification to its "closed" one,
 /// which comes before libmicrohttpd closes the socket: an `fd` found here under the lock is open.
@@ -26,8 +28,14 @@ final class ConnectionTracker: Sendable {
             var idleSince: ContinuousClock.Instant
             /// When the request line of the request now arriving was read.
             var headStarted: ContinuousClock.Instant?
+            /// The path of that request line, as sent.
+            var path: String?
+            /// Its method, once the head is complete.
+            var method: String?
             /// From the first handler call (head complete) to the request's completion.
             var busy = false
+            /// When the body now arriving must be complete; nil without a body, and once it is in.
+            var bodyDeadline: ContinuousClock.Instant?
             /// Answered 408 and shut down by `sweep`, or sent end-of-stream at shutdown: no request
             /// may start on it any more.
             var givenUp = false
@@ -38,58 +46,115 @@ final class ConnectionTracker: Sendable {
         let fd: Int32
         /// The client's IP address as text.
         let client: String?
+        /// Whether the connection counts against its address's limit (until it closes).
+        let counted: Bool
         let state: Lock<State>
 
-        init(fd: Int32, client: String?) {
+        init(fd: Int32, client: String?, counted: Bool, refused: Bool) {
             self.fd = fd
             self.client = client
-            state = Lock(State(idleSince: .now))
+            self.counted = counted
+            state = Lock(State(idleSince: .now, givenUp: refused))
         }
     }
 
     /// Whether a request whose head is complete may run.
     enum Start: Equatable {
-        /// It may; the client's address.
-        case accepted(client: String?)
+        /// It may; the client's address, and the path as the request line had it.
+        case accepted(client: String?, path: String?)
         /// The connection was given up on: close it without running the request.
         case refused
     }
 
-    private let entries = Lock([ObjectIdentifier: Entry]())
+    /// A request the watchdog cuts, with what is known of it.
+    enum Overdue {
+        /// Its request line did not arrive.
+        case line
+        /// Its head did not, after its request line.
+        case head(path: String?)
+        /// Its body did not, after its head.
+        case body(method: String?, path: String?)
+    }
+
+
+    private struct Table {
+        var entries: [ObjectIdentifier: Entry] = [:]
+        /// Open connections by client address, for those that count against `perClientLimit`.
+        var perClient: [String: Int] = [:]
+    }
+
+    private let table = Lock(Table())
     let idleSeconds: Int
     let headerSeconds: Int
+    /// Most connections one address may hold (0: no limit); more are shut down as soon as accepted.
+    let perClientLimit: Int
+    /// Peers the limit does not apply to: reverse proxies, whose connections carry many clients.
+    let exempt: [IPNetwork]
 
-    init(idleTimeout: Int, headerTimeout: Int) {
+    init(idleTimeout: Int, headerTimeout: Int, perClientLimit: Int = 0, exempt: [IPNetwork] = []) {
         idleSeconds = idleTimeout
         headerSeconds = headerTimeout
+        self.perClientLimit = perClientLimit
+        self.exempt = exempt
     }
 
     /// Registers a connection just accepted; the entry goes in the socket context (retained there
-    /// until `closed`).
+    /// until `closed`). A connection beyond its address's limit is shut down at once: libmicrohttpd
+    /// reads the end of the stream and closes it, and no request on it ever runs.
     func opened(fd: Int32, client: String?) -> Entry {
-        let entry = Entry(fd: fd, client: client)
-        entries.withLock { $0[ObjectIdentifier(entry)] = entry }
-        return entry
+        // The address the limit counts this connection under, if any.
+        let key = perClientLimit > 0 ? client.flatMap { exempt.contain($0) ? nil : $0 } : nil
+        return table.withLock { table in
+            let held = key.map { table.perClient[$0, default: 0] } ?? 0
+            let refused = key != nil && held >= perClientLimit
+            let entry = Entry(fd: fd, client: client, counted: key != nil && !refused, refused: refused)
+            table.entries[ObjectIdentifier(entry)] = entry
+            if entry.counted, let key { table.perClient[key] = held + 1 }
+            if refused { shutdown(fd, Int32(SHUT_RDWR)) }
+            return entry
+        }
     }
 
     /// libmicrohttpd is about to close the connection: nothing touches its socket after this.
     func closed(_ entry: Entry) {
         entry.state.withLock { $0.closed = true }
-        entries.withLock { _ = $0.removeValue(forKey: ObjectIdentifier(entry)) }
+        table.withLock { table in
+            _ = table.entries.removeValue(forKey: ObjectIdentifier(entry))
+            if entry.counted, let client = entry.client {
+                let held = table.perClient[client, default: 0]
+                table.perClient[client] = held > 1 ? held - 1 : nil
+            }
+        }
     }
 
     /// The request line is in: the head's deadline starts.
-    func headStarted(_ entry: Entry) {
-        entry.state.withLock { $0.headStarted = .now }
+    /// - Parameter path: the path of the request line, as sent.
+    func headStarted(_ entry: Entry, path: String) {
+        entry.state.withLock { state in
+            state.headStarted = .now
+            state.path = path
+        }
     }
 
     /// The head is complete and the handler has the request: from now on `sweep` and
-    /// `finishIdle` leave the connection alone, unless they gave up on it already.
-    func requestStarted(_ entry: Entry) -> Start {
+    /// `finishIdle` leave the connection alone, unless they gave up on it already; `sweep` only
+    /// watches `bodyDeadline`.
+    func requestStarted(_ entry: Entry, method: String, bodyDeadline: ContinuousClock.Instant?) -> Start {
         entry.state.withLock { state in
             if state.givenUp { return .refused }
             state.busy = true
-            return .accepted(client: entry.client)
+            state.method = method
+            state.bodyDeadline = bodyDeadline
+            return .accepted(client: entry.client, path: state.path)
+        }
+    }
+
+    /// The body is complete: the request may run unless `sweep` cut it a moment ago.
+    /// - Returns: false when the connection was given up on; close it without running the request.
+    func bodyReceived(_ entry: Entry) -> Bool {
+        entry.state.withLock { state in
+            state.bodyDeadline = nil
+            return !state.givenUp
         }
     }
 
@@ -98,39 +163,61 @@ final class ConnectionTracker: Sendable {
         entry.state.withLock { state in
             state.busy = false
             state.headStarted = nil
+            state.path = nil
+            state.method = nil
+            state.bodyDeadline = nil
             state.idleSince = .now
         }
     }
 
-    /// The open connections now; each entry's own lock says whether it is still open.
-    private var open: [Entry] {
-        entries.withLock { Array($0.values) }
+    /// Answers `answer` and shuts the connection down, unless it was given up on or is closing. Only
+    /// while libmicrohttpd is not writing to it: before the handler has the request, or while a body
+    /// arrives. libmicrohttpd then reads the end of the stream and closes it; a request whose head
+    /// completes meanwhile is refused by `requestStarted`, one whose body does by `bodyReceived`.
+    func cut(_ entry: Entry, answer: () -> [UInt8]) {
+        entry.state.withLock { state in
+            guard !state.givenUp, !state.closed else { return }
+            Self.cut(entry.fd, &state, answer())
+        }
     }
 
-    /// Answers 408 and shuts down every connection whose request head is overdue. libmicrohttpd
-    /// is not writing to such a connection (no request has reached the handler), so the bytes go
-    /// out whole; it then reads the end of the stream and closes it.
-    /// - Parameters:
-    ///   - headTimeout: the answer when the request line came `headerSeconds` ago.
-    ///   - lineTimeout: the answer when the request line itself is still trickling in,
-    ///     `idleSeconds + headerSeconds` after the connection went idle.
+    private static func cut(_ fd: Int32, _ state: inout Entry.State, _ answer: [UInt8]) {
+        _ = answer.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
+        shutdown(fd, Int32(SHUT_RDWR))
+        state.givenUp = true
+    }
+
+    /// The open connections now; each entry's own lock says whether it is still open.
+    private var open: [Entry] {
+        table.withLock { Array($0.entries.values) }
+    }
+
+    /// Answers 408 and shuts down every connection whose request head or body is overdue. libmicrohttpd
+    /// is not writing to such a connection (no request has reached the handler, or its body is still
+    /// arriving), so the bytes go out whole; it then reads the end of the stream and closes it.
+    /// - Parameter answer: the bytes to send for a request that is overdue, rendered once per cut
+    ///   (the handler logs and counts each). A request line still trickling in is overdue
+    ///   `idleSeconds + headerSeconds` after the connection went idle; a head, `headerSeconds` after
+    ///   its request line; a body, at its `bodyDeadline`.
     /// - Returns: how many connections were cut.
     @discardableResult
-    func sweep(headTimeout: [UInt8], lineTimeout: [UInt8]) -> Int {
+    func sweep(answer: (Overdue) -> [UInt8]) -> Int {
         let now = ContinuousClock.now
         var cut = 0
         for entry in open {
             entry.state.withLock { state in
-                guard !state.busy, !state.givenUp, !state.closed else { return }
-                let deadline = state.headStarted.map { $0 + .seconds(headerSeconds) }
-                    ?? state.idleSince + .seconds(idleSeconds + headerSeconds)
-                guard now > deadline else { return }
-                let answer = state.headStarted == nil ? lineTimeout : headTimeout
-                _ = answer.withUnsafeBytes {
-                    send(entry.fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT))
+                guard !state.givenUp, !state.closed else { return }
+                let overdue: Overdue
+                if state.busy {
+                    guard let deadline = state.bodyDeadline, now > deadline else { return }
+                    overdue = .body(method: state.method, path: state.path)
+                } else {
+                    let deadline = state.headStarted.map { $0 + .seconds(headerSeconds) }
+                        ?? state.idleSince + .seconds(idleSeconds + headerSeconds)
+                    guard now > deadline else { return }
+                    overdue = state.headStarted == nil ? .line : .head(path: state.path)
                 }
-                shutdown(entry.fd, Int32(SHUT_RDWR))
-                state.givenUp = true
+                Self.cut(entry.fd, &state, answer(overdue))
                 cut += 1
             }
         }

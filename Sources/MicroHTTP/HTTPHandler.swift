@@ -28,6 +28,28 @@ public enum HTTPTransportFailure: Sendable, Equatable {
     case headersTooLarge(limit: Int)
     /// The request head or body did not arrive within its deadline (in seconds).
     case requestTimeout(seconds: Int)
+    /// The request breaks HTTP/1.1's syntax or framing (RFC 9112): conflicting or bad lengths, a bad
+    /// header name or target, a missing `Host`. Says what, for the client. The connection is closed.
+    case malformedRequest(String)
+    /// The body has a transfer coding other than `chunked`, which is all the server decodes.
+    case unsupportedTransferCoding(String)
+}
+
+/// What the transport knew of a request it answered itself.
+public struct HTTPRequestHead: Sendable {
+    /// The method, once the head was complete; nil before.
+    public var method: String?
+    /// The path as sent (not percent-decoded), once the request line was in; nil before.
+    public var path: String?
+    /// The header fields (names lower-cased), once the head was complete; empty before.
+    public var headers: HTTPHeaders
+
+    /// Creates a head; the server builds these, tests may too.
+    public init(method: String? = nil, path: String? = nil, headers: HTTPHeaders = HTTPHeaders()) {
+        self.method = method
+        self.path = path
+        self.headers = headers
+    }
 }
 
 /// The application side of an `HTTPServer`. Called on libmicrohttpd's threads:
@@ -37,19 +59,34 @@ public protocol HTTPHandler: Sendable {
     /// - Parameter request: the complete request, body included.
     func handle(_ request: HTTPRequest) -> HTTPReply
 
-    /// The response for a failure the transport detected itself.
-    /// - Parameter failure: what went wrong.
-    func response(for failure: HTTPTransportFailure) -> HTTPResponse
+    /// The response for a failure the transport detected itself. Called once for each such response,
+    /// as the transport sends it (also from its watchdog), so the application may log and count it.
+    /// - Parameters:
+    ///   - failure: what went wrong.
+    ///   - request: what the transport knew of the request.
+    func response(for failure: HTTPTransportFailure, to request: HTTPRequestHead) -> HTTPResponse
+
+    /// Called when a request's head is in and its client waits for `100 Continue` before it sends
+    /// the body (`Expect: 100-continue`): a response refuses the request before the body is sent (the
+    /// connection is then closed); nil lets the client send it, and `handle` gets the whole request.
+    /// - Parameter request: the request without its body.
+    func continuation(for request: HTTPRequest) -> HTTPResponse?
 }
 
 extension HTTPHandler {
-    public func response(for failure: HTTPTransportFailure) -> HTTPResponse {
+    public func response(for failure: HTTPTransportFailure, to request: HTTPRequestHead) -> HTTPResponse {
         switch failure {
         case .bodyTooLarge(let limit): .text(413, "request body larger than \(limit) bytes\n")
         case .shuttingDown: .text(503, "shutting down\n")
         case .uriTooLong(let limit): .text(414, "request target longer than \(limit) bytes\n")
         case .headersTooLarge(let limit): .text(431, "request headers larger than \(limit) bytes\n")
         case .requestTimeout(let seconds): .text(408, "request not received within \(seconds) s\n")
+        case .malformedRequest(let reason): .text(400, reason + "\n")
+        case .unsupportedTransferCoding(let reason): .text(501, reason + "\n")
         }
+    }
+
+    public func continuation(for request: HTTPRequest) -> HTTPResponse? {
+        nil
     }
 }

@@ -10,7 +10,8 @@ public struct HTTPRequest: Sendable {
 
     /// The method, as sent (`GET`, `POST`, ...).
     public var method: String
-    /// The path without the query string, percent-decoded.
+    /// The path without the query string, as sent: not percent-decoded, so that `%2F` or `%00` can never
+    /// make it another path (the query is decoded).
     public var path: String
     /// The query parameters in the order they were sent.
     public var query: [QueryItem]

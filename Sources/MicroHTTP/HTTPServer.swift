@@ -55,7 +55,8 @@ public final class HTTPServer: Sendable {
         }
         core = ServerCore(handler: handler, configuration: configuration)
         host = configuration.host
-        let connectionLimit = HTTPServer.fitToFileLimit(configuration.connectionLimit)
+        let connectionLimit = HTTPServer.fitToFileLimit(configuration.connectionLimit,
+                                                        reserved: configuration.reservedDescriptors)
         self.connectionLimit = connectionLimit
 
         var flags = MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_EPOLL.rawValue
@@ -71,8 +72,6 @@ public final class HTTPServer: Sendable {
                 MHD_OptionItem(option: .CONNECTION_TIMEOUT, value: configuration.idleTimeout, ptr_value: nil),
                 MHD_OptionItem(option: .LISTEN_BACKLOG_SIZE,
                                value: configuration.listenBacklog, ptr_value: nil),
-                MHD_OptionItem(option: .PER_IP_CONNECTION_LIMIT,
-                               value: max(0, configuration.perClientConnectionLimit), ptr_value: nil),
             ]
             if configuration.threads > 1 {
                 options.append(MHD_OptionItem(option: .THREAD_POOL_SIZE,
@@ -126,8 +125,8 @@ public final class HTTPServer: Sendable {
     }
 
     /// Raises the soft file limit to the hard one and keeps the connection limit below it,
-    /// with room for the listener, epoll, and the process's other descriptors.
-    private static func fitToFileLimit(_ wanted: Int) -> Int {
+    /// with room for the listener, epoll, the process's other descriptors and the `reserved` ones.
+    private static func fitToFileLimit(_ wanted: Int, reserved: Int) -> Int {
         var limit = rlimit()
         guard getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return wanted }
         if limit.rlim_cur < limit.rlim_max {
@@ -135,7 +134,7 @@ public final class HTTPServer: Sendable {
             raised.rlim_cur = limit.rlim_max
             if setrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &raised) == 0 { limit = raised }
         }
-        let available = limit.rlim_cur == rlim_t.max ? wanted : Int(limit.rlim_cur) - 64
+        let available = limit.rlim_cur == rlim_t.max ? wanted : Int(limit.rlim_cur) - 64 - reserved
         return max(1, min(wanted, available))
     }
 }

@@ -9,9 +9,17 @@ public struct HTTPServerConfiguration: Sendable {
     /// Most simultaneous connections. libmicrohttpd's own default (1,020) silently stalls
     /// clients beyond it; `HTTPServer` also lowers this to fit `RLIMIT_NOFILE`.
     public var connectionLimit: Int = 16_384
+    /// Descriptors the application keeps for itself (its outbound connections): the connection limit leaves them free
+    /// when it is fitted to `RLIMIT_NOFILE`.
+    public var reservedDescriptors: Int = 0
     /// Most simultaneous connections from one client address (0: no limit). Connections beyond
     /// it are closed as soon as they are accepted, so one client cannot take every slot.
     public var perClientConnectionLimit: Int = 1024
+    /// Reverse proxies in front of the server: a request from one of them has the client its
+    /// `X-Forwarded-For` (or `X-Real-IP`) names as `HTTPRequest.clientAddress`, and their own
+    /// connections do not count against `perClientConnectionLimit`. Empty: every peer is a client,
+    /// and forwarding headers are ignored.
+    public var trustedProxies: [IPNetwork] = []
     /// Memory libmicrohttpd may use per connection for headers and buffers, in bytes. It zeroes all
     /// of it after every request on a kept-alive connection, so this is what each costs resident.
     public var connectionMemory: Int = 8 * 1024

@@ -5,13 +5,14 @@ import CMicroHTTPD
 enum MHDCallbacks {
     /// `MHD_AccessHandlerCallback`: called once when headers are in, once per body chunk,
     /// once when the request is complete, and once more after each resume.
-    static let access: MHD_AccessHandlerCallback = { cls, connection, url, method, _, data, size, context in
+    static let access: MHD_AccessHandlerCallback = { cls, connection, url, method, version, data, size, context in
         guard let cls, let connection, let size, let context else { return .NO }
         let core = Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue()
         return core.access(
             connection: connection,
             method: method.map { String(cString: $0) } ?? "GET",
             url: url,
+            version: version,
             upload: data,
             uploadSize: size,
             context: context
@@ -49,22 +50,29 @@ enum MHDCallbacks {
         }
     }
 
-    /// The URI log callback: the request line is in, so the head's deadline starts. Returns nil,
-    /// which keeps `*con_cls` nil for the access handler's first call.
+    /// The URI log callback: the request line is in, with its target as sent (libmicrohttpd decodes it
+    /// after this call), so the head's deadline starts. Returns nil, which keeps `*con_cls` nil for the
+    /// access handler's first call.
     static let requestLine: @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<CChar>?, OpaquePointer?)
-        -> UnsafeMutableRawPointer? = { cls, _, connection in
+        -> UnsafeMutableRawPointer? = { cls, target, connection in
             guard let cls, let connection, let raw = CMicroHTTPD_socket_context(connection) else { return nil }
             let entry = Unmanaged<ConnectionTracker.Entry>.fromOpaque(raw).takeUnretainedValue()
-            Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue().tracker.headStarted(entry)
+            Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue().requestLine(entry, target: target)
             return nil
         }
 
     /// `MHD_KeyValueIteratorN`: appends one header or query argument to a `KeyValueCollector`.
-    static let collect: MHD_KeyValueIteratorN = { cls, _, key, keySize, value, valueSize in
+    /// Header values lose the spaces and tabs at their end (RFC 9110 §5.5; libmicrohttpd drops those
+    /// at their start only).
+    static let collect: MHD_KeyValueIteratorN = { cls, kind, key, keySize, value, valueSize in
         guard let cls, let key else { return .YES }
         let collector = Unmanaged<KeyValueCollector>.fromOpaque(cls).takeUnretainedValue()
         let name = String(decoding: UnsafeRawBufferPointer(start: key, count: keySize), as: UTF8.self)
-        let text = value.map { String(decoding: UnsafeRawBufferPointer(start: $0, count: valueSize), as: UTF8.self) }
+        var count = valueSize
+        if kind == .HEADER_KIND, let value {
+            while count > 0, value[count - 1] == 0x20 || value[count - 1] == 0x09 { count -= 1 }
+        }
+        let text = value.map { String(decoding: UnsafeRawBufferPointer(start: $0, count: count), as: UTF8.self) }
         collector.pairs.append((name, text ?? ""))
         return .YES
     }

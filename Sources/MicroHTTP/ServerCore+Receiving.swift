@@ -8,15 +8,25 @@ import Darwin
 
 /// Reading a request: its limits, its body, its headers and query.
 extension ServerCore {
-    /// A request target or header lines over their limits (libmicrohttpd answers heads that do
-    /// not fit the connection's memory itself, before the handler sees them).
-    func refusal(of connection: OpaquePointer, url: UnsafePointer<CChar>?) -> HTTPTransportFailure? {
-        let target = (url.map { strlen($0) } ?? 0) + CMicroHTTPD_values_size(connection, .GET_ARGUMENT_KIND)
-        if target > maxURLBytes { return .uriTooLong(limit: maxURLBytes) }
-        if CMicroHTTPD_values_size(connection, .HEADER_KIND) > maxHeaderBytes {
-            return .headersTooLarge(limit: maxHeaderBytes)
-        }
-        return nil
+    /// The request line is in (libmicrohttpd's URI log callback, before it decodes anything): keeps the
+    /// path as sent, for the handler and for the head's deadline, and cuts a target that is too long
+    /// or has bytes RFC 3986 does not allow (a space, a control character, non-ASCII). libmicrohttpd
+    /// is not writing to the connection, so the answer is written directly; a target near
+    /// `connectionMemory` leaves libmicrohttpd too little memory to answer, or to go on at all.
+    func requestLine(_ entry: ConnectionTracker.Entry, target: UnsafePointer<CChar>?) {
+        let bytes = UnsafeRawBufferPointer(start: target, count: target.map { strlen($0) } ?? 0)
+        let path = String(decoding: bytes.prefix { $0 != UInt8(ascii: "?") }, as: UTF8.self)
+        tracker.headStarted(entry, path: path)
+        let failure: HTTPTransportFailure? =
+            if bytes.count > maxURLBytes {
+                .uriTooLong(limit: maxURLBytes)
+            } else if bytes.isEmpty || !bytes.allSatisfy({ (0x21...0x7E).contains($0) }) {
+                .malformedRequest("the request target is empty or has a space, a control or a non-ASCII byte")
+            } else {
+                nil
+            }
+        guard let failure else { return }
+        tracker.cut(entry) { Self.wire(respond(to: failure, HTTPRequestHead(path: path))) }
     }
 
     /// Collects a body chunk; past the limit, drops the body and remembers to answer 413.
@@ -38,8 +48,14 @@ extension ServerCore {
         return .YES
     }
 
-    func header(_ name: String, of connection: OpaquePointer) -> String? {
-        MHD_lookup_connection_value(connection, .HEADER_KIND, name).map { String(cString: $0) }
+    /// The header fields, names lower-cased.
+    func headers(of connection: OpaquePointer) -> HTTPHeaders {
+        HTTPHeaders(values(of: .HEADER_KIND, on: connection).map { ($0.0.lowercased(), $0.1) })
+    }
+
+    /// The query parameters, percent-decoded.
+    func query(of connection: OpaquePointer) -> [HTTPRequest.QueryItem] {
+        values(of: .GET_ARGUMENT_KIND, on: connection).map { .init(name: $0.0, value: $0.1) }
     }
 
     func values(of kind: MHD_ValueKind, on connection: OpaquePointer) -> [(String, String)] {

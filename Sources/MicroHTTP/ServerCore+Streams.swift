@@ -1,6 +1,12 @@
 import CMicroHTTPD
 import Synchronization
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 extension ServerCore {
     /// Queues a chunked response whose body `producer` writes, then starts the producer.
     func startStream(
@@ -34,5 +40,20 @@ extension ServerCore {
     func finishStreams() {
         let open = state.withLock { Array($0.streams.values) }
         for stream in open { stream.finish() }
+    }
+}
+
+extension ServerCore {
+    /// The answer to HEAD for a streamed reply: the head GET gets (`Transfer-Encoding: chunked`, no
+    /// `Content-Length`) and no body, then the connection closes. Written directly: libmicrohttpd 0.9.75
+    /// adds `Content-Length: 0` to such a head when it closes after it, and sends the last chunk
+    /// (`0` CRLF CRLF) anyway when it does not, which a keep-alive client takes for the next response.
+    /// libmicrohttpd is not writing to the connection (the request has just been read), and closes
+    /// it when told the request failed.
+    func sendHead(of head: HTTPResponse, to request: ConnectionContext) -> MHD_Result {
+        _ = Self.wire(head, chunked: true).withUnsafeBytes {
+            send(request.fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT))
+        }
+        return .NO
     }
 }

@@ -7,14 +7,19 @@ import Darwin
 #endif
 
 extension ServerCore {
-    /// One pass of the watchdog: cuts request heads past their deadline, and ends the waits of
+    /// One pass of the watchdog: cuts request heads and bodies past their deadline, and ends the waits of
     /// clients that hung up. libmicrohttpd does not watch a suspended connection's socket, so
     /// without this a hung-up client's wait would hold its slot until its own deadline.
     func watch() {
         let headSeconds = tracker.headerSeconds
-        tracker.sweep(
-            headTimeout: Self.wire(handler.response(for: .requestTimeout(seconds: headSeconds))),
-            lineTimeout: Self.wire(handler.response(for: .requestTimeout(seconds: tracker.idleSeconds + headSeconds))))
+        tracker.sweep { overdue in
+            let (seconds, head) = switch overdue {
+            case .line: (tracker.idleSeconds + headSeconds, HTTPRequestHead())
+            case .head(let path): (headSeconds, HTTPRequestHead(path: path))
+            case .body(let method, let path): (bodyTimeout, HTTPRequestHead(method: method, path: path))
+            }
+            return Self.wire(respond(to: .requestTimeout(seconds: seconds), head))
+        }
         // The lists are copied under the core lock and peeked at outside it: with thousands of
         // waiters the peeks take milliseconds, which libmicrohttpd's threads must not wait for.
         // Each peek happens under its connection's own lock, and only while it is suspended.
@@ -37,10 +42,12 @@ extension ServerCore {
     }
 
     /// A response as bytes on the wire, closing the connection.
-    static func wire(_ response: HTTPResponse) -> [UInt8] {
+    /// - Parameter chunked: the head only, of a body that would be chunked (the answer to HEAD).
+    static func wire(_ response: HTTPResponse, chunked: Bool = false) -> [UInt8] {
         let reason = MHD_get_reason_phrase_for(UInt32(response.status)).map { String(cString: $0) } ?? ""
         var head = "HTTP/1.1 \(response.status) \(reason)\r\nConnection: close\r\n"
         for field in response.headers { head += "\(field.name): \(field.value)\r\n" }
+        if chunked { return Array((head + "Transfer-Encoding: chunked\r\n\r\n").utf8) }
         head += "Content-Length: \(response.body.count)\r\n\r\n"
         return Array(head.utf8) + response.body
     }

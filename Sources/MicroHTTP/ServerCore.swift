@@ -27,6 +27,8 @@ final class ServerCore: Sendable {
     let maxURLBytes: Int
     let maxHeaderBytes: Int
     let bodyTimeout: Int
+    /// Peers whose forwarding headers name the client.
+    let trustedProxies: [IPNetwork]
     let state = Lock(State())
     /// Requests between their first handler call and their completion callback. Atomic, as is
     /// `draining`: every request touches both, and a lock shared by the libmicrohttpd threads
@@ -44,8 +46,10 @@ final class ServerCore: Sendable {
         maxURLBytes = configuration.maxURLBytes
         maxHeaderBytes = configuration.maxHeaderBytes
         bodyTimeout = configuration.bodyTimeout
+        trustedProxies = configuration.trustedProxies
         tracker = ConnectionTracker(
-            idleTimeout: configuration.idleTimeout, headerTimeout: configuration.headerTimeout)
+            idleTimeout: configuration.idleTimeout, headerTimeout: configuration.headerTimeout,
+            perClientLimit: max(0, configuration.perClientConnectionLimit), exempt: configuration.trustedProxies)
     }
 
     /// The access handler; see `MHDCallbacks.access`.
@@ -53,77 +57,112 @@ final class ServerCore: Sendable {
         connection: OpaquePointer,
         method: String,
         url: UnsafePointer<CChar>?,
+        version: UnsafePointer<CChar>?,
         upload: UnsafePointer<CChar>?,
         uploadSize: UnsafeMutablePointer<Int>,
         context: UnsafeMutablePointer<UnsafeMutableRawPointer?>
     ) -> MHD_Result {
         guard let raw = context.pointee else {
-            // First call: headers are in. Queue nothing here unless refusing the body:
-            // a response queued now makes libmicrohttpd 0.9.75 close keep-alive connections.
-            var client: String?
-            if let raw = CMicroHTTPD_socket_context(connection) {
-                // Cut by the watchdog or sent end-of-stream at shutdown as the head completed:
-                // close without running the request, whose answer could not reach the client.
-                let entry = Unmanaged<ConnectionTracker.Entry>.fromOpaque(raw).takeUnretainedValue()
-                guard case .accepted(let address) = tracker.requestStarted(entry) else { return .NO }
-                client = address
-            }
-            let fresh = ConnectionContext(connection: connection)
-            fresh.client = client
-            context.pointee = Unmanaged.passRetained(fresh).toOpaque()
-            inFlight.add(1, ordering: .relaxed)
-            if let refusal = refusal(of: connection, url: url) {
-                fresh.phase = .answered
-                return queue(handler.response(for: refusal), on: connection, close: true)
-            }
-            if let length = header("Content-Length", of: connection).flatMap(Int.init), length > maxBodySize {
-                fresh.phase = .answered
-                return queue(handler.response(for: .bodyTooLarge(limit: maxBodySize)), on: connection, close: true)
-            }
-            return .YES
+            return start(connection: connection, method: method, url: url, version: version, context: context)
         }
         let request = Unmanaged<ConnectionContext>.fromOpaque(raw).takeUnretainedValue()
         switch request.phase {
         case .receiving where uploadSize.pointee > 0:
-            if ContinuousClock.now - request.startedAt > .seconds(bodyTimeout) {
-                // A body trickling in: each byte restarts libmicrohttpd's idle timeout, this does not.
-                uploadSize.pointee = 0
-                request.phase = .answered
-                let response = handler.response(for: .requestTimeout(seconds: bodyTimeout))
-                if queue(response, on: connection, close: true) == .YES { return .YES }
-                // libmicrohttpd 0.9.75 takes no response while a body arrives: write it ourselves (it
-                // is not writing to this socket now), then have it close the connection.
-                _ = Self.wire(response).withUnsafeBytes {
-                    send(request.fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT))
-                }
-                return .NO
-            }
             return receive(upload, count: uploadSize, into: request)
         case .receiving:
+            // The body is in: the watchdog's deadline on it ends, unless it cut the connection already.
+            if let entry = request.bodyWatch {
+                request.bodyWatch = nil
+                guard tracker.bodyReceived(entry) else { return .NO }
+            }
             if request.tooLarge {
                 request.phase = .answered
-                return queue(handler.response(for: .bodyTooLarge(limit: maxBodySize)), on: connection, close: true)
+                return queue(respond(to: .bodyTooLarge(limit: maxBodySize), request.head), on: connection, close: true)
             }
-            return dispatch(request, method: method, url: url)
+            return dispatch(request)
         case .suspended:
-            return perform(request.takeReply() ?? .response(handler.response(for: .shuttingDown)), for: request)
+            return perform(request.takeReply() ?? .response(respond(to: .shuttingDown, request.head)), for: request)
         case .answered:
             uploadSize.pointee = 0
             return .YES
         }
     }
 
+    /// The first handler call: the head is in. Checks its framing and limits, and starts the body's
+    /// deadline. Queues nothing unless refusing the request: a response queued now makes
+    /// libmicrohttpd 0.9.75 close keep-alive connections.
+    private func start(
+        connection: OpaquePointer, method: String, url: UnsafePointer<CChar>?, version: UnsafePointer<CChar>?,
+        context: UnsafeMutablePointer<UnsafeMutableRawPointer?>
+    ) -> MHD_Result {
+        let framing = RequestFraming(of: connection)
+        let failure = framing.failure(version: version)
+            ?? (framing.headerBytes > maxHeaderBytes ? .headersTooLarge(limit: maxHeaderBytes) : nil)
+        let oversize = (framing.contentLength ?? 0) > UInt64(maxBodySize)
+        let bodyDeadline = failure == nil && !oversize && framing.hasBody
+            ? ContinuousClock.now + .seconds(bodyTimeout) : nil
+        let entry = CMicroHTTPD_socket_context(connection)
+            .map { Unmanaged<ConnectionTracker.Entry>.fromOpaque($0).takeUnretainedValue() }
+        var client: String?
+        var path: String?
+        if let entry {
+            // Cut by the watchdog or sent end-of-stream at shutdown as the head completed:
+            // close without running the request, whose answer could not reach the client.
+            let start = tracker.requestStarted(entry, method: method, bodyDeadline: bodyDeadline)
+            guard case .accepted(let address, let target) = start else { return .NO }
+            (client, path) = (address, target)
+        }
+        let fresh = ConnectionContext(connection: connection)
+        fresh.client = client
+        fresh.method = method
+        fresh.path = path ?? url.map { String(cString: $0) } ?? "/"
+        if bodyDeadline != nil { fresh.bodyWatch = entry }
+        context.pointee = Unmanaged.passRetained(fresh).toOpaque()
+        inFlight.add(1, ordering: .relaxed)
+        if let failure {
+            fresh.phase = .answered
+            var head = fresh.head
+            head.headers = headers(of: connection)
+            let response = respond(to: failure, head)
+            guard let entry else { return queue(response, on: connection, close: true) }
+            // Written directly, not queued: libmicrohttpd may lack the memory to build a response
+            // after a head that nearly filled it, and then closes the connection with no answer.
+            tracker.cut(entry) { Self.wire(response) }
+            return .NO
+        }
+        if oversize {
+            fresh.phase = .answered
+            return queue(respond(to: .bodyTooLarge(limit: maxBodySize), fresh.head), on: connection, close: true)
+        }
+        if framing.expectsContinue, bodyDeadline != nil,
+           let refusal = handler.continuation(for: HTTPRequest(
+               method: method, path: fresh.path, query: query(of: connection), headers: headers(of: connection),
+               clientAddress: client)) {
+            // Refused before libmicrohttpd sends 100 Continue: the body is never read.
+            if let entry { _ = tracker.bodyReceived(entry) }
+            fresh.bodyWatch = nil
+            fresh.phase = .answered
+            return queue(refusal, on: connection, close: true)
+        }
+        return .YES
+    }
+
+    /// The handler's response to `failure`; the handler logs and counts it.
+    func respond(to failure: HTTPTransportFailure, _ head: HTTPRequestHead) -> HTTPResponse {
+        handler.response(for: failure, to: head)
+    }
+
     /// The request is complete: hand it to the handler and answer or suspend.
-    private func dispatch(_ request: ConnectionContext, method: String, url: UnsafePointer<CChar>?) -> MHD_Result {
+    private func dispatch(_ request: ConnectionContext) -> MHD_Result {
         let connection = request.connection
-        request.isHead = method == "HEAD"
+        let headers = headers(of: connection)
         let message = HTTPRequest(
-            method: method,
-            path: url.map { String(cString: $0) } ?? "/",
-            query: values(of: .GET_ARGUMENT_KIND, on: connection).map { .init(name: $0.0, value: $0.1) },
-            headers: HTTPHeaders(values(of: .HEADER_KIND, on: connection).map { ($0.0.lowercased(), $0.1) }),
+            method: request.method,
+            path: request.path,
+            query: query(of: connection),
+            headers: headers,
             body: request.body,
-            clientAddress: request.client
+            clientAddress: HTTPRequest.client(peer: request.client, headers: headers, trustedProxies: trustedProxies)
         )
         request.body = []
         return perform(handler.handle(message), for: request)
@@ -153,11 +192,9 @@ final class ServerCore: Sendable {
             return .YES
         case .stream(let head, let producer):
             request.phase = .answered
-            // HEAD gets the stream's head only; a chunked HEAD answer makes libmicrohttpd
-            // 0.9.75 send a stray terminating chunk that corrupts a keep-alive connection.
-            if request.isHead { return queue(head, on: connection, close: false) }
+            if request.isHead { return sendHead(of: head, to: request) }
             if state.withLock({ $0.stopping }) {
-                return queue(handler.response(for: .shuttingDown), on: connection, close: true)
+                return queue(respond(to: .shuttingDown, request.head), on: connection, close: true)
             }
             return startStream(head, producer, on: connection)
         }
@@ -183,7 +220,7 @@ final class ServerCore: Sendable {
     /// response, closing the connection. The reply's work is dropped unrun.
     private func refuseSuspending(_ request: ConnectionContext) -> MHD_Result {
         request.phase = .answered
-        return queue(handler.response(for: .shuttingDown), on: request.connection, close: true)
+        return queue(respond(to: .shuttingDown, request.head), on: request.connection, close: true)
     }
 
     /// Stores the reply and resumes suspension `generation` of the connection, once; not when
@@ -203,8 +240,7 @@ final class ServerCore: Sendable {
             defer { state.suspended.removeAll() }
             return Array(state.suspended.values)
         }
-        let response = handler.response(for: .shuttingDown)
-        for request in left { request.forceAnswer(with: .response(response)) }
+        for request in left { request.forceAnswer(with: .response(respond(to: .shuttingDown, request.head))) }
     }
 
     func requestCompleted() {

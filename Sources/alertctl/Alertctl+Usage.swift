@@ -18,7 +18,7 @@ extension Alertctl {
             Global options:
               --url URL     alertd's URL (default: $ALERTD_URL, else http://127.0.0.1:8080)
               -h, --help    Show this help; 'alertctl COMMAND --help' shows a command's
-              --version     Print the version
+              --version     Print the version and the git revision
 
             Environment:
               ALERTD_URL         alertd's URL

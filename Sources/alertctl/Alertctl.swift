@@ -1,4 +1,5 @@
 import AlertClient
+import BuildInfo
 import Foundation
 
 /// The `alertctl` program: global options, then a command.
@@ -43,7 +44,7 @@ enum Alertctl {
         }
         let globals = try global.parse(leading)
         if globals.has("--version") {
-            Console.out("alertctl 1.0.0")
+            Console.out(BuildInfo.versionLine("alertctl"))
             return ExitCode.ok.rawValue
         }
         guard commandIndex < arguments.endIndex else {

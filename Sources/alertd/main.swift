@@ -14,6 +14,8 @@ do {
 switch command {
 case .help(let usage):
     print(usage, terminator: "")
+case .version(let line):
+    print(line)
 case .run(let configuration):
     let signals = Signals([SIGTERM, SIGINT])
     let app: AlertdApp

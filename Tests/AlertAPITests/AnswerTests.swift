@@ -14,7 +14,8 @@ struct AnswerTests {
             #expect(response.status == 200, "\(response.text)")
             #expect(response.contentType.hasPrefix("application/json"))
             let result = response.json
-            #expect(result.keys == ["buttonIndex", "buttonTitle", "ok", "values", "resolution", "resolvedAt"])
+            #expect(result.keys
+                    == ["buttonIndex", "buttonTitle", "ok", "values", "resolution", "resolvedAt", "responder"])
             #expect(result["buttonIndex"] == .integer(1))
             #expect(result["buttonTitle"] == .string("Log in"))
             #expect(result["ok"] == .bool(true))
@@ -51,12 +52,18 @@ struct AnswerTests {
         }
     }
 
-    @Test("Answer by title picks the first of buttons sharing that title")
+    @Test("Answer by a title that two buttons share is 422 saying to answer by buttonIndex; nothing changes")
     func answerByDuplicateTitle() async throws {
         try await LiveServer.with { server in
-            let id = try await server.create(#"{"title":"t","buttons":["Cancel","Same","Other","Same"]}"#)
+            let id = try await server.create(#"{"title":"t","buttons":["Same","Other","Same"]}"#)
             let response = try await server.answer(id, #"{"button":"Same"}"#)
-            #expect(response.json["buttonIndex"] == .integer(1))
+            let problem = expectProblem(response, 422, type: "urn:alertd:problem:validation-failed")
+            let detail = errorDetail(problem, at: "/button")
+            #expect(detail.contains("2 buttons are titled 'Same' (indexes 0, 2)"), "\(detail)")
+            #expect(detail.contains("answer by buttonIndex"), "\(detail)")
+            #expect(try await server.alert(id).json["state"] == .string("pending"))
+            let byIndex = try await server.answer(id, #"{"buttonIndex":2}"#)
+            #expect(byIndex.json["buttonIndex"] == .integer(2) && byIndex.json["ok"] == .bool(true))
         }
     }
 

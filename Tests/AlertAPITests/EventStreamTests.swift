@@ -48,11 +48,12 @@ struct EventStreamTests {
             #expect(head.headers["cache-control"] == "no-cache")
             #expect(head.headers["transfer-encoding"]?.contains("chunked") == true)
             #expect(head.headers["x-request-id"]?.isEmpty == false)
-            guard case .retry(let retry)? = await client.next() else {
+            guard case .retry(let retry, let id)? = await client.next() else {
                 Issue.record("the stream does not start with a retry: field")
                 return
             }
             #expect(retry == 1000)
+            #expect(id == "0", "the opening block's id is the stream's cursor: none yet on a fresh server")
 
             let answered = try await server.create(#"{"title":"answered","buttons":["No","Yes"]}"#)
             let answer = try await server.answer(answered, #"{"buttonIndex":1}"#)
@@ -121,6 +122,30 @@ struct EventStreamTests {
             let fromStart = await replay.messages(4)
             #expect(fromStart.map(\.index) == [1, 2, 3, 4])
             #expect(fromStart.map { $0.json["title"]?.stringValue ?? "" } == ["before 0", "before 1", "before 2", "after"])
+        }
+    }
+
+    @Test("The opening block's id is the cursor: a naive reconnect with the last id seen misses nothing")
+    func naiveReconnectFromOpeningID() async throws {
+        try await LiveServer.with { server in
+            _ = try await server.createMany(3, parallel: 1) { #"{"title":"before \#($0)"}"# }
+            // A client such as httpx-sse's obvious loop: keep the last id of any block, reconnect with it.
+            let first = try SSEClient(port: server.port)
+            _ = try await first.head()
+            guard case .retry(let retry, let lastSeen?)? = await first.next() else {
+                Issue.record("the stream's opening block has no id")
+                return
+            }
+            #expect(retry == 1000)
+            #expect(lastSeen == "3", "the cursor of a stream from now is the store's index")
+            first.disconnect()
+            // Changes while the client is away, then the reconnect with the id it kept.
+            let missed = try await server.createMany(2, parallel: 1) { #"{"title":"while away \#($0)"}"# }
+            let second = try await server.openStream(headers: [("Last-Event-ID", lastSeen)])
+            defer { second.disconnect() }
+            let messages = await second.messages(2)
+            #expect(messages.compactMap(\.index) == [4, 5])
+            #expect(messages.map { $0.json["id"]?.stringValue ?? "?" } == missed)
         }
     }
 
@@ -442,10 +467,11 @@ struct EventStreamTests {
         #expect(ending == .endOfBody || ending == .connectionClosed, "\(ending)")
     }
 
-    /// libmicrohttpd 0.9.75 sends the chunked terminator `0\r\n\r\n` after the head of a HEAD
-    /// response with a streamed body; on a keep-alive connection the next response then starts
-    /// with those bytes, and the client reads garbage ("bad status line '0'").
-    @Test("HEAD /v1/events answers the stream's head and no body; the connection stays usable")
+    /// HEAD gets the head GET gets: chunked, so no `Content-Length` (a `Content-Length: 0` would say the
+    /// stream is empty). libmicrohttpd 0.9.75 sends the chunked terminator `0\r\n\r\n` after the head
+    /// of a HEAD response with a chunked body, which a keep-alive client reads as the start of the next
+    /// response ("bad status line '0'"), so the server closes the connection after the head instead.
+    @Test("HEAD /v1/events answers the stream's head (chunked, no Content-Length) and no body, then closes")
     func headRequest() async throws {
         try await LiveServer.with { server in
             let client = try KeepAliveClient(port: server.port, timeout: 5)
@@ -453,8 +479,10 @@ struct EventStreamTests {
             let head = try await client.send("HEAD", "/v1/events")
             #expect(head.status == 200)
             #expect(head.contentType.hasPrefix("text/event-stream"))
-            let next = try await client.send("GET", "/healthz")
-            #expect(next.status == 200, "\(next)")
+            #expect(head.headers["transfer-encoding"] == "chunked")
+            #expect(head.headers["content-length"] == nil, "GET streams: no length")
+            #expect(head.headers["connection"] == "close")
+            #expect(try await client.readToEnd().isEmpty, "nothing after the head, not even the last chunk")
         }
     }
 

@@ -73,6 +73,27 @@ struct LoggingTests {
         #expect(!requests.contains { $0["requestId"]?.stringValue?.contains(id) == true })
     }
 
+    @Test("Responses the transport gives itself (414, 431, 400) are logged with the id they carried")
+    func transportFailuresLogged() async throws {
+        let alertd = try await AlertdProcess(captureStandardError: true)
+        let port = alertd.port
+        let long = try await send("GET", "/healthz?q=" + String(repeating: "a", count: 5_000), port: port)
+        let big = try await send("GET", "/healthz", headers: [("X-Big", String(repeating: "b", count: 5_000)),
+                                                              ("X-Request-Id", "log-431")], port: port)
+        let twoLengths = try await RawHTTP.exchange(Array(
+            "POST /v1/alerts HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\nContent-Length: 9\r\n\r\n".utf8), port: port)
+        #expect([long.status, big.status, twoLengths.status] == [Int]([414, 431, 400]))
+        let (lines, _) = try await stopAndReadLog(alertd)
+        let requests = lines.filter { $0["msg"] == .string("request") }
+        for response in [long, big, twoLengths] {
+            let id = try #require(response.headers["x-request-id"])
+            let line = requests.first { $0["requestId"] == .string(id) }
+            #expect(line?["status"]?.int64Value == Int64(response.status), "\(requests)")
+        }
+        #expect(big.headers["x-request-id"] == "log-431", "the client's id, once the head is in")
+        #expect(requests.first { $0["requestId"] == .string("log-431") }?["route"] == .string("/healthz"))
+    }
+
     @Test("Secure values never appear in the log, whatever the request")
     func secureValuesNeverLogged() async throws {
         let alertd = try await AlertdProcess(captureStandardError: true)

@@ -87,27 +87,34 @@ struct OpenAPIOutline {
 @Suite("openapi.yaml matches the server")
 struct OpenAPISpecTests {
     static let routes: [String: Set<String>] = [
-        "/healthz": ["get"],
-        "/openapi.yaml": ["get"],
-        "/v1/alerts": ["get", "post"],
-        "/v1/alerts/{id}": ["get", "delete"],
-        "/v1/alerts/{id}/response": ["get", "post"],
-        "/v1/events": ["get"],
-        "/metrics": ["get"],
+        "/healthz": ["get", "head"],
+        "/openapi.yaml": ["get", "head"],
+        "/v1/alerts": ["get", "head", "post"],
+        "/v1/alerts/{id}": ["get", "head", "delete"],
+        "/v1/alerts/{id}/response": ["get", "head", "post"],
+        "/v1/events": ["get", "head"],
+        "/metrics": ["get", "head"],
     ]
 
     /// Status codes the server can answer, per operation.
     static let statuses: [(path: String, method: String, codes: Set<String>)] = [
         ("/v1/alerts", "post", ["200", "201", "400", "413", "422", "429"]),
         ("/v1/alerts", "get", ["200", "400", "503"]),
+        ("/v1/alerts", "head", ["200", "400", "503"]),
         ("/v1/alerts/{id}", "get", ["200", "400", "404", "503"]),
+        ("/v1/alerts/{id}", "head", ["200", "400", "404", "503"]),
         ("/v1/alerts/{id}", "delete", ["200", "404", "409"]),
         ("/v1/alerts/{id}/response", "get", ["200", "204", "400", "404", "503"]),
+        ("/v1/alerts/{id}/response", "head", ["200", "204", "400", "404", "503"]),
         ("/v1/alerts/{id}/response", "post", ["200", "400", "404", "409", "413", "422"]),
         ("/healthz", "get", ["200"]),
+        ("/healthz", "head", ["200"]),
         ("/openapi.yaml", "get", ["200"]),
+        ("/openapi.yaml", "head", ["200"]),
         ("/v1/events", "get", ["200", "400", "410", "503"]),
+        ("/v1/events", "head", ["200", "400", "410", "503"]),
         ("/metrics", "get", ["200"]),
+        ("/metrics", "head", ["200"]),
     ]
 
     func outline() throws -> OpenAPIOutline {
@@ -162,7 +169,7 @@ struct OpenAPISpecTests {
                 "spec paths: \(spec.paths.keys.sorted())")
     }
 
-    @Test("Each path lists exactly the methods the server answers (its Allow, HEAD implied by GET)")
+    @Test("Each path lists exactly the methods the server answers (its Allow, HEAD included)")
     func methodsMatchServer() async throws {
         let spec = try outline()
         try await LiveServer.with { server in
@@ -173,7 +180,7 @@ struct OpenAPISpecTests {
                 #expect(refused.status == 405, "\(path)")
                 let allow = Set((refused.headers["allow"] ?? "").split(separator: ",").map {
                     $0.trimmingCharacters(in: .whitespaces).lowercased()
-                }).subtracting(["head"])
+                })
                 #expect(allow == expected, "server allows \(allow.sorted()) on \(path)")
                 let documented = Set(spec.paths[path]?.keys.map { $0 } ?? [])
                 #expect(documented == allow, "spec documents \(documented.sorted()) on \(path); server: \(allow.sorted())")
@@ -181,17 +188,20 @@ struct OpenAPISpecTests {
         }
     }
 
-    @Test("No path in the spec is one the server 404s on")
+    @Test("No path in the spec is one the server 404s on; its GET and HEAD are served")
     func everySpecPathIsServed() async throws {
         let spec = try outline()
         try await LiveServer.with { server in
             let id = try await server.create(#"{"message":"hi"}"#)
             for (path, operations) in spec.paths {
                 let concrete = path.replacingOccurrences(of: "{id}", with: id)
-                for method in operations.keys where method == "get" {
+                for method in operations.keys where method == "get" || method == "head" {
                     // The event stream never ends by itself: ask for its long-poll form.
-                    let response = try await server.get(path == "/v1/events" ? concrete + "?wait=0" : concrete)
-                    #expect(response.status != 404 && response.status != 405, "GET \(path): \(response.status)")
+                    let target = path == "/v1/events" ? concrete + "?wait=0" : concrete
+                    let response = try await server.send(method.uppercased(), target)
+                    #expect(response.status != 404 && response.status != 405,
+                            "\(method.uppercased()) \(path): \(response.status)")
+                    #expect(method == "get" || response.body.isEmpty, "HEAD \(path) has a body")
                 }
                 let refused = try await server.send("PATCH", concrete)
                 #expect(refused.status == 405, "\(path) is not a route of the server (\(refused.status))")

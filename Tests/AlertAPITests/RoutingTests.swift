@@ -94,6 +94,24 @@ struct RoutingTests {
         }
     }
 
+    @Test("GET /openapi.yaml is application/yaml, or text/yaml when Accept weighs text higher", arguments: [
+        (nil, "application/yaml"),
+        ("*/*", "application/yaml"),
+        ("text/yaml", "text/yaml"),
+        ("application/yaml;q=0.5, text/*", "text/yaml"),
+        ("text/*;q=0.5, application/yaml", "application/yaml"),
+        ("text/yaml, application/yaml", "application/yaml"),
+        ("application/json", "application/yaml"),
+    ] as [(String?, String)])
+    func openAPINegotiated(accept: String?, expected: String) async throws {
+        try await LiveServer.with { server in
+            let response = try await server.send("GET", "/openapi.yaml", headers: accept.map { [("Accept", $0)] } ?? [])
+            #expect(response.status == 200)
+            #expect(response.contentType == "\(expected); charset=utf-8", "Accept: \(accept ?? "none")")
+            #expect(response.headers["vary"] == "Accept")
+        }
+    }
+
     @Test("A query string does not change the route")
     func queryIgnoredForRouting() async throws {
         try await LiveServer.with { server in

@@ -1,5 +1,6 @@
 @testable import AlertAPI
 import AlertCore
+import BuildInfo
 import Foundation
 import Testing
 import JSON
@@ -69,6 +70,7 @@ struct WebhookTests {
                 #expect(request.headers["content-type"]?.hasPrefix("application/json") == true)
                 #expect(request.headers["x-alertd-alert"] == id)
                 #expect(request.headers["x-alertd-delivery-attempt"] == String(number + 1))
+                #expect(request.headers["user-agent"] == "alertd/\(BuildInfo.version)", "the version, not 'unknown'")
                 let alert = request.json
                 #expect(alert["id"] == .string(id))
                 #expect(alert["state"] == .string("resolved"))

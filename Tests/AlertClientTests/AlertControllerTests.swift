@@ -115,12 +115,12 @@ struct AlertControllerTests {
         }
     }
 
-    @Test("AlertController.simpleAlert uses the shared controller from ALERTD_URL")
+    @Test("static calls use the shared controller from ALERTD_URL; the seeds' Click Me compiles and works as written")
     func staticConvenience() async throws {
         try await LiveAlertd.with { server in
             // The only test that touches `shared`, which reads the environment once.
             setenv("ALERTD_URL", server.url.absoluteString, 1)
-            #expect(AlertController.shared.client.baseURL == server.url)
+            #expect(try AlertController.shared.client.baseURL == server.url)
             let responder = Task {
                 let alert = try await pendingAlert(server.client())
                 return try await server.client().answer(alert.id, buttonIndex: 0)
@@ -128,6 +128,41 @@ struct AlertControllerTests {
             let result = try await AlertController.simpleAlert("Disk full")
             #expect(result.buttonTitle == "OK")
             _ = try await responder.value
+
+            // The seeds' ViewController: a synchronous action sets the main-actor debug label.
+            await SeedViewController.clickMe()
+            let clicked = try await pendingAlert(server.client())
+            #expect(clicked.title == "Hello" && clicked.buttons.map(\.title) == ["Cancel", "OK"])
+            _ = try await server.client().answer(clicked.id, button: "OK")
+            #expect(await eventually { await MainActor.run { seedDebugLabel } == "OK" })
+
+            // The same from async code: try await, the actions still run on the main actor.
+            let asyncClick = Task { @MainActor in try await SeedViewController.clickMeAsync() }
+            let again = try await pendingAlert(server.client())
+            _ = try await server.client().answer(again.id, button: "Cancel")
+            #expect(try await asyncClick.value.buttonTitle == "Cancel")
+            #expect(await MainActor.run { seedDebugLabel } == "Cancel")
         }
+    }
+}
+
+/// The seeds' `debugLabel`: main-actor state, as a label is.
+@MainActor var seedDebugLabel = ""
+
+/// The seeds' `ViewController`, its Click Me written as the seeds write it.
+@MainActor
+enum SeedViewController {
+    /// The `@IBAction`: synchronous, the actions set the label.
+    static func clickMe() {
+        AlertController.alert(title: "Hello", message: "ViewController's Click Me was pressed.",
+                              actionTitles: ["Cancel", "OK"],
+                              actions: [{ seedDebugLabel = "Cancel" }, { seedDebugLabel = "OK" }])
+    }
+
+    /// The same with async/await.
+    static func clickMeAsync() async throws -> RemoteResult {
+        try await AlertController.alert(title: "Hello", message: "ViewController's Click Me was pressed.",
+                                        actionTitles: ["Cancel", "OK"],
+                                        actions: [{ seedDebugLabel = "Cancel" }, { seedDebugLabel = "OK" }])
     }
 }

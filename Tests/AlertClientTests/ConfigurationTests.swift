@@ -6,12 +6,33 @@ import Testing
 
 @Suite("AlertClient configuration and errors")
 struct ConfigurationTests {
-    @Test("fromEnvironment reads ALERTD_URL, else the default")
-    func environment() {
-        #expect(AlertClient.fromEnvironment([:]).baseURL.absoluteString == "http://127.0.0.1:8080")
-        #expect(AlertClient.fromEnvironment(["ALERTD_URL": "http://example.com:9"]).baseURL.absoluteString
+    @Test("fromEnvironment reads ALERTD_URL, else the default; a bad one is an error naming it")
+    func environment() throws {
+        #expect(try AlertClient.fromEnvironment([:]).baseURL.absoluteString == "http://127.0.0.1:8080")
+        #expect(try AlertClient.fromEnvironment(["ALERTD_URL": "http://example.com:9"]).baseURL.absoluteString
                 == "http://example.com:9")
-        #expect(AlertClient.fromEnvironment(["ALERTD_URL": "::nonsense::"]).baseURL == AlertClient.defaultURL)
+        let error = #expect(throws: AlertClientError.self) {
+            try AlertClient.fromEnvironment(["ALERTD_URL": "::nonsense::"])
+        }
+        #expect(error?.kind == .configuration)
+        #expect(error?.reason.contains("ALERTD_URL '::nonsense::'") == true, "\(String(describing: error))")
+    }
+
+    @Test("an unreadable or empty ALERTD_TOKEN_FILE is an error naming it, not a client without a token")
+    func unreadableTokenFile() throws {
+        let missing = "/nonexistent/alertd-token-\(UUID())"
+        let unreadable = #expect(throws: AlertClientError.self) {
+            try AlertClient.fromEnvironment(["ALERTD_TOKEN_FILE": missing])
+        }
+        #expect(unreadable?.kind == .configuration)
+        #expect(unreadable?.reason.contains("ALERTD_TOKEN_FILE '\(missing)'") == true)
+        let empty = FileManager.default.temporaryDirectory.appendingPathComponent("alertd-empty-token-\(UUID())")
+        try "\n".write(to: empty, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(at: empty) }
+        let blank = #expect(throws: AlertClientError.self) {
+            try AlertClient.fromEnvironment(["ALERTD_TOKEN_FILE": empty.path])
+        }
+        #expect(blank?.reason.contains("has no token") == true)
     }
 
     @Test("parseBaseURL takes http(s) URLs and host:port")
@@ -99,6 +120,6 @@ struct TokenTests {
         #expect(try AlertClient.token(from: ["ALERTD_TOKEN_FILE": file.path]) == "from-the-file-0000001")
         #expect(try AlertClient.token(from: ["ALERTD_TOKEN": "direct", "ALERTD_TOKEN_FILE": file.path]) == "direct")
         #expect(try AlertClient.token(from: [:]) == nil)
-        #expect(AlertClient.fromEnvironment(["ALERTD_TOKEN": "direct"]).token == "direct")
+        #expect(try AlertClient.fromEnvironment(["ALERTD_TOKEN": "direct"]).token == "direct")
     }
 }

@@ -48,11 +48,12 @@ struct CreateTests {
                 AlertInput(
                     title: "Login", buttons: ["Cancel", "Log in"],
                     fields: [
-                        FieldInput(placeholder: "Email", text: "a@example.com", keyboard: "UIKeyboardTypeEmailAddress"),
-                        FieldInput(placeholder: "Password", secure: true, keyboard: "alphabet"),
+                        FieldInput(placeholder: "Email", text: "a@example.com", keyboard: .emailAddress),
+                        FieldInput(placeholder: "Password", secure: true, keyboard: .asciiCapable),
                     ]))
             #expect(login.fields.map(\.placeholder) == ["Email", "Password"])
             #expect(login.fields.map(\.keyboard) == ["emailAddress", "asciiCapable"])
+            #expect(login.fields.map(\.keyboardType) == [.emailAddress, .asciiCapable])
             #expect(login.fields.map(\.secure) == [false, true])
             #expect(login.fields[0].text == "a@example.com")
             let sheet = try await client.create(
@@ -62,6 +63,18 @@ struct CreateTests {
             #expect(sheet.style == "actionSheet")
             #expect(sheet.buttons.map(\.style) == ["cancel", "destructive"])
             #expect(sheet.fields.isEmpty)
+        }
+    }
+
+    @Test("every Keyboard case is a keyboard alertd knows, by the same name")
+    func everyKeyboard() async throws {
+        try await LiveAlertd.with { server in
+            let fields = Keyboard.allCases.prefix(8).map { FieldInput(placeholder: $0.rawValue, keyboard: $0) }
+            let rest = Keyboard.allCases.dropFirst(8).map { FieldInput(placeholder: $0.rawValue, keyboard: $0) }
+            let first = try await server.client().create(AlertInput(title: "Keys", fields: Array(fields)))
+            let second = try await server.client().create(AlertInput(title: "More keys", fields: Array(rest)))
+            #expect((first.fields + second.fields).map(\.keyboardType) == Keyboard.allCases.map(Optional.some))
+            #expect(Keyboard.allCases.count == 12 && Keyboard.asciiCapableNumberPad.rawUIKitValue == 11)
         }
     }
 

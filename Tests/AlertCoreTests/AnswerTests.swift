@@ -27,11 +27,26 @@ struct AnswerTests {
         #expect(stored.result == result)
     }
 
-    @Test("answer by title picks the first button with that exact title")
+    @Test("answer by a title two buttons share is invalid at /button, naming both and buttonIndex")
+    func byAmbiguousTitle() async throws {
+        let alert = try await login()
+        let error = await #expect(throws: AlertStoreError.self) {
+            try await store.answer(alert.id, with: AnswerDraft(choice: .title("OK")))
+        }
+        #expect(error?.kind == .invalid)
+        #expect(error?.issues.map(\.pointer) == ["/button"])
+        #expect(error?.issues.first?.detail.contains("(indexes 1, 2)") == true)
+        #expect(error?.issues.first?.detail.contains("buttonIndex") == true)
+        #expect(try await store.alert(alert.id).state == .pending)
+    }
+
+    @Test("answer by title picks the one button with that exact title, and records the responder")
     func byTitle() async throws {
         let alert = try await login()
-        let result = try await store.answer(alert.id, with: AnswerDraft(choice: .title("OK")))
-        #expect(result.buttonIndex == 1)
+        let result = try await store.answer(alert.id, with: AnswerDraft(choice: .title("Cancel")), by: "alice")
+        #expect(result.buttonIndex == 0)
+        #expect(result.responder == "alice")
+        #expect(try await store.alert(alert.id).result?.responder == "alice")
     }
 
     @Test("choosing the cancel button gives ok false")

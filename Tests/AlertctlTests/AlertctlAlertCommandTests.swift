@@ -83,6 +83,26 @@ struct AlertctlAlertCommandTests {
         }
     }
 
+    @Test("a Cancel prints its title and no blank lines for the fields, with --wait and with answer")
+    func cancelPrintsNoBlankLines() async throws {
+        try await AlertctlServer.with { server in
+            let running = try server.start(
+                "alert", "Login", "-b", "Cancel", "-b", "Log in", "--field", "User", "--secure-field", "Password",
+                "--wait")
+            let id = try await server.pendingID(of: running)
+            try await server.answer(id, #"{"button":"Cancel"}"#)
+            let output = try await running.finish()
+            #expect(output.status == 1, "\(output)")
+            #expect(output.stdout == "Cancel\n", "\(output)")
+
+            let other = try await server.create(
+                #"{"title":"Login","buttons":["Cancel","Log in"],"fields":[{"placeholder":"User"},{}]}"#)
+            let answered = try await server.alertctl("answer", other, "--button", "Cancel")
+            #expect(answered.status == 0, "\(answered)")
+            #expect(answered.stdout == "Cancel\n", "\(answered)")
+        }
+    }
+
     @Test("--wait exits 1 when the alert is dismissed, and says so")
     func waitDismissed() async throws {
         try await AlertctlServer.with { server in
@@ -101,7 +121,8 @@ struct AlertctlAlertCommandTests {
             let output = try await server.alertctl("alert", "Quick", "--timeout", "0.3", "--wait")
             #expect(output.status == 1, "\(output)")
             #expect(output.lines == ["OK"])
-            #expect(output.stderr.contains("expired"))
+            #expect(output.stderr.contains("alertctl: the alert expired"), "\(output)")
+            #expect(!output.stderr.contains("was expired"))
         }
     }
 

@@ -70,6 +70,21 @@ struct AlertctlCommandTests {
         }
     }
 
+    @Test("answer --button with a title two buttons share exits 4 saying to answer with --index; nothing is sent")
+    func ambiguousTitle() async throws {
+        try await AlertctlServer.with { server in
+            let id = try await server.create(#"{"title":"Which?","buttons":["Same","Other","Same"]}"#)
+            let ambiguous = try await server.alertctl("answer", id, "--button", "Same")
+            #expect(ambiguous.status == 4, "\(ambiguous)")
+            #expect(ambiguous.stderr.contains("2 buttons are titled 'Same' (indexes 0, 2)"), "\(ambiguous)")
+            #expect(ambiguous.stderr.contains("answer with --index N"), "\(ambiguous)")
+            #expect(!ambiguous.stderr.contains("buttonIndex"), "alertctl's words, not the API's")
+            #expect(try await server.alert(id)["state"] as? String == "pending")
+            let byIndex = try await server.alertctl("answer", id, "--index", "2")
+            #expect(byIndex.status == 0 && byIndex.lines == ["Same"], "\(byIndex)")
+        }
+    }
+
     @Test("dismiss withdraws; a second dismiss exits 6")
     func dismiss() async throws {
         try await AlertctlServer.with { server in

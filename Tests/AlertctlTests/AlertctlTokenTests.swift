@@ -15,6 +15,7 @@ struct AlertctlTokenTests {
             let refused = try await AlertctlProcess.run(url + ["list"])
             #expect(refused.status == 4, "\(refused)")
             #expect(refused.stderr.contains("Authorization: Bearer"), "\(refused)")
+            #expect(refused.stderr.contains("Set ALERTD_TOKEN to your token (or ALERTD_TOKEN_FILE"), "\(refused)")
 
             let created = try await AlertctlProcess.run(url + ["alert", "Deploy?", "--button", "No", "--button", "Yes"],
                                                         environment: ["ALERTD_TOKEN": "alertctl-producer-00001"])

@@ -33,7 +33,12 @@ struct AlertctlUsageTests {
         ["alert", "x", "--style", "popover"], ["alert", "x", "--tag", "many"], ["alert", "x", "--timeout", "-1"],
         ["alert", "x", "--title", "y"], ["answer", "id"], ["answer", "id", "--button", "OK", "--index", "1"],
         ["answer", "id", "--index", "one"], ["list", "--state", "sideways"], ["list", "--limit"],
+        ["list", "--limit", "0"], ["list", "--limit", "1001"],
         ["--url", "ftp://example.com", "list"], ["list", "--url", "not a url"],
+        // An empty `--flag=` value is the empty string, never the next argument: each of these is refused.
+        ["--url=", "list"], ["list", "--url="], ["dashboard", "--url="], ["list", "--limit=", "--json"],
+        ["alert", "x", "--timeout=", "--wait"], ["alert", "x", "--tag="], ["answer", "id", "--index=", "--json"],
+        ["wait", "id", "--timeout="], ["list", "--state=", "all"], ["alert", "x", "--style="],
     ])
     func usageErrors(_ arguments: [String]) async throws {
         let output = try await AlertctlProcess.run(arguments)
@@ -53,6 +58,29 @@ struct AlertctlUsageTests {
         #expect(output.stderr.contains("cannot reach alertd at http://127.0.0.1:1"))
     }
 
+    @Test("--version prints the version and the git revision alertctl was built from")
+    func version() async throws {
+        let output = try await AlertctlProcess.run(["--version"])
+        #expect(output.status == 0, "\(output)")
+        let line = output.stdout.trimmingCharacters(in: .newlines)
+        let version = try String(contentsOf: packageRoot.appending(path: "VERSION"), encoding: .utf8)
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(line.hasPrefix("alertctl \(version) (git "), "\(line)")
+        let revision = line.split(separator: "(git ").last.map { String($0.dropLast()) } ?? ""
+        #expect(revision == "unknown" || (revision.count >= 7 && revision.allSatisfy(\.isHexDigit)), "\(line)")
+    }
+
+    @Test("An empty --flag= is an empty value: --message= leaves the message empty and --button still counts")
+    func emptyInlineValue() async throws {
+        try await AlertctlServer.with { server in
+            let output = try await server.alertctl("alert", "Title", "--message=", "--button", "OK")
+            #expect(output.status == 0, "\(output)")
+            let alert = try await server.alert(try #require(output.lines.first))
+            #expect(alert["message"] as? String == "")
+            #expect((alert["buttons"] as? [[String: Any]])?.map { $0["title"] as? String } == ["OK"])
+        }
+    }
+
     @Test("--url may come before or after the command, as --url=URL too")
     func urlPlacement() async throws {
         try await AlertctlServer.with { server in
@@ -66,3 +94,7 @@ struct AlertctlUsageTests {
         }
     }
 }
+
+/// The package's top-level directory (where `VERSION` is).
+private let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+    .deletingLastPathComponent()

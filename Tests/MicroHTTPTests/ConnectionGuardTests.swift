@@ -93,24 +93,33 @@ struct ConnectionGuardTests {
 
 }
 
-/// Counts the requests it handles: `/now` is answered at once; `/hang` waits until cancelled.
+/// Counts the requests it handles: `/now` is answered at once; `/hang` waits until cancelled; `/header`
+/// echoes `X-Key` in brackets. Counts the failures the transport answers, as `refused: <status>`.
 ///
 /// `@unchecked Sendable` invariant: `counts` is only touched with `lock` held.
 final class ProbeHandler: HTTPHandler, @unchecked Sendable {
     private let lock = NSLock()
-    private var counts = (handled: 0, cancelled: 0)
+    private var counts = (handled: 0, cancelled: 0, failures: 0)
 
     var handled: Int { lock.withLock { counts.handled } }
     var cancelled: Int { lock.withLock { counts.cancelled } }
+    var failures: Int { lock.withLock { counts.failures } }
 
     func handle(_ request: HTTPRequest) -> HTTPReply {
         lock.withLock { counts.handled += 1 }
+        if request.path == "/header" { return .response(.text(200, "[\(request.headers["x-key"] ?? "")]")) }
         guard request.path == "/hang" else { return .response(.text(200, "ran")) }
         return .deferred {
             try? await Task.sleep(for: .seconds(3600))
             if Task.isCancelled { self.lock.withLock { self.counts.cancelled += 1 } }
             return .response(.text(200, "woke"))
         }
+    }
+
+    func response(for failure: HTTPTransportFailure, to request: HTTPRequestHead) -> HTTPResponse {
+        lock.withLock { counts.failures += 1 }
+        let status = EchoHandler().response(for: failure, to: request).status
+        return .text(status, "refused: \(status)\n")
     }
 }
 

@@ -15,6 +15,9 @@ enum Failure {
         case .cancelled:
             Console.err("alertctl: cancelled")
             return .notAccepted
+        case .configuration:
+            Console.err("alertctl: \(error.reason)")
+            return .usage
         case .invalidResponse:
             Console.err("alertctl: unexpected answer from \(context.url) (is it alertd?): \(error.reason)")
             return .rejected
@@ -39,6 +42,11 @@ enum Failure {
         }
         if error.status == 404 {
             Console.err("alertctl: \(context.url) answered 404 for an API path: is it alertd?")
+            return .rejected
+        }
+        if error.status == 401 {
+            Console.err("alertctl: alertd needs a valid token: \(error.reason)\n"
+                + "Set ALERTD_TOKEN to your token (or ALERTD_TOKEN_FILE to a file holding it).")
             return .rejected
         }
         Console.err("alertctl: alertd rejected the request: \(error.reason)")

@@ -11,7 +11,7 @@ struct AnswerCommand: Subcommand {
         already resolved (the result that won is printed), 5 when there is no such alert.
         """
     static let options: [OptionSpec] = [
-        .option("--button", "-b", value: "TITLE", help: "Choose the first button with this title"),
+        .option("--button", "-b", value: "TITLE", help: "Choose the button with this title"),
         .option("--index", "-i", value: "N", help: "Choose the button at this index (0 is cancel)"),
         .option("--value", "-v", value: "TEXT", repeatable: true, help: "A field's value (repeat, in order)"),
         .json,
@@ -47,7 +47,21 @@ struct AnswerCommand: Subcommand {
             ResultPrinter.print(result, json: json)
             return .ok
         } catch {
+            if let ambiguous = Self.ambiguousTitle(error) {
+                Console.err("alertctl: \(ambiguous)")
+                return .rejected
+            }
             return Failure.report(error, context, json: json)
         }
+    }
+
+    /// The server's word on a title that several buttons share, in alertctl's terms (`--index N`, not
+    /// `buttonIndex`); `nil` for any other error.
+    private static func ambiguousTitle(_ error: AlertClientError) -> String? {
+        guard error.status == 422,
+              let issue = error.problem?.errors.first(where: { $0.pointer == "/button" }),
+              let range = issue.detail.range(of: "answer by buttonIndex")
+        else { return nil }
+        return issue.detail.replacingCharacters(in: range, with: "answer with --index N")
     }
 }

@@ -31,6 +31,9 @@ struct ListCommand: Subcommand {
         }
         presenter = arguments.value("--presenter")
         limit = try arguments.integer("--limit")
+        if let limit, !(1...1000).contains(limit) {
+            throw UsageError("--limit must be 1 to 1000; got \(limit)")
+        }
         json = arguments.has("--json")
     }
 

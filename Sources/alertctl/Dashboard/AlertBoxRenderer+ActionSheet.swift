@@ -21,7 +21,8 @@ extension AlertBoxRenderer {
         let left = max(0, (canvas.columns - width) / 2)
         let top = max(rows.lowerBound, rows.upperBound - mainHeight - cancelCount * 3)
         canvas.box(row: top, column: left, height: mainHeight, width: width, glyphs: glyphs)
-        var row = drawHeading(title, message, into: &canvas, row: top + 1, left: left + 2, width: inner)
+        var row = drawHeading(title, message, source: alert.message, into: &canvas, row: top + 1, left: left + 2,
+                              width: inner)
         if hasHeading {
             canvas.divider(row: row, column: left, width: width, glyphs: glyphs)
             row += 1

@@ -32,7 +32,7 @@ enum AlertBoxRenderer {
         let left = max(0, (canvas.columns - width) / 2)
         canvas.box(row: top, column: left, height: height, width: width, glyphs: glyphs)
         var row = top + 1
-        row = drawHeading(title, message, into: &canvas, row: row, left: left + 2, width: inner)
+        row = drawHeading(title, message, source: alert.message, into: &canvas, row: row, left: left + 2, width: inner)
         if !alert.fields.isEmpty {
             row += 1
             for field in alert.fields {
@@ -82,7 +82,8 @@ enum AlertBoxRenderer {
 
     /// Title (bold) and message lines, centred; returns the next row.
     static func drawHeading(
-        _ title: [String], _ message: [String], into canvas: inout Canvas, row: Int, left: Int, width: Int
+        _ title: [String], _ message: [String], source: String, into canvas: inout Canvas, row: Int, left: Int,
+        width: Int
     ) -> Int {
         var row = row
         for line in title {
@@ -91,6 +92,8 @@ enum AlertBoxRenderer {
         }
         for line in message {
             canvas.centered(line, row: row, column: left, width: width)
+            let column = left + (width - min(DisplayWidth.of(line), width)) / 2
+            drawLinks(in: line, source: source, row: row, column: column, into: &canvas)
             row += 1
         }
         return row
@@ -100,20 +103,25 @@ enum AlertBoxRenderer {
     static func innerWidth(for alert: RemoteAlert, wanting: Int, canvas: Canvas) -> Int {
         let messageWidth = alert.message.split(separator: "\n").map { DisplayWidth.of(String($0)) }.max() ?? 0
         let titleWidth = DisplayWidth.of(alert.title)
-        let wanted = max(min(titleWidth, preferredWidth), min(messageWidth, preferredWidth), wanting, 24)
+        // A long word (a URL) widens the box, so that it is not cut.
+        let longestWord = (alert.title + " " + alert.message).split(whereSeparator: { $0 == " " || $0 == "\n" })
+            .map { DisplayWidth.of(String($0)) }.max() ?? 0
+        let wanted = max(min(titleWidth, preferredWidth), min(messageWidth, preferredWidth), wanting, longestWord, 24)
         return max(min(wanted, canvas.columns - 6, 100), 10)
     }
 
     /// The title wrapped to `width`, at most three lines.
     static func titleLines(_ title: String, width: Int, ellipsis: String) -> [String] {
         guard !title.isEmpty else { return [] }
-        return clip(DisplayWidth.wrap(title, columns: width), to: 3, width: width, ellipsis: ellipsis)
+        let lines = DisplayWidth.wrap(title, columns: width, ellipsis: ellipsis)
+        return clip(lines, to: 3, width: width, ellipsis: ellipsis)
     }
 
     /// The message wrapped to `width`, at most `room` lines (the last one ending in an ellipsis when cut).
     static func messageLines(_ message: String, width: Int, room: Int, ellipsis: String) -> [String] {
         guard !message.isEmpty else { return [] }
-        return clip(DisplayWidth.wrap(message, columns: width), to: max(room, 1), width: width, ellipsis: ellipsis)
+        let lines = DisplayWidth.wrap(message, columns: width, ellipsis: ellipsis)
+        return clip(lines, to: max(room, 1), width: width, ellipsis: ellipsis)
     }
 
     /// At most `count` of `lines`, the last one ending in an ellipsis when some were left out.

@@ -14,6 +14,10 @@ enum DashboardEffect: Sendable, Equatable {
     case fetch(alertID: String, purpose: FetchPurpose)
     /// Repaint every cell (Ctrl-L).
     case repaint
+    /// Ring the terminal's bell: a new alert arrived.
+    case bell
+    /// Follow the pending list of another presenter (`nil` for all), starting afresh.
+    case watch(presenter: String?)
     case quit
     /// Quit with an error message and a failure exit code.
     case fail(String)

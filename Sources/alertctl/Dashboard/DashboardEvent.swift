@@ -4,8 +4,8 @@ import AlertClient
 /// it starts. One stream, one consumer: `DashboardState` is changed in one place only.
 enum DashboardEvent: Sendable {
     case terminal(TerminalSession.Input)
-    /// The blocking list query answered: the pending alerts now.
-    case listed(RemoteAlertList)
+    /// The blocking list query for `presenter` answered: the pending alerts now.
+    case listed(RemoteAlertList, presenter: String?)
     /// The list query failed; the watcher retries after `retryIn`.
     case listFailed(reason: String, retryIn: Duration)
     /// Our answer to `alertID` went through.
@@ -16,4 +16,6 @@ enum DashboardEvent: Sendable {
     case fetchFailed(alertID: String, purpose: DashboardEffect.FetchPurpose, error: AlertClientError)
     /// SIGINT or SIGTERM: quit, restoring the terminal.
     case interrupted
+    /// A second passed: ages and countdowns move on.
+    case tick
 }

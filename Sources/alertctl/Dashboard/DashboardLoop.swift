@@ -7,15 +7,24 @@ struct DashboardLoop: Sendable {
     let client: AlertClient
     let presenter: String?
     let ascii: Bool
+    /// Whether a new alert rings the bell.
+    var bell = true
+    /// Whether linked text is drawn as OSC 8 hyperlinks.
+    var hyperlinks = false
 
     /// Runs until the user quits; returns an error message when the terminal could not be used.
     func run() async -> String? {
         let (events, input) = AsyncStream<DashboardEvent>.makeStream()
         let signals = SignalWatcher { _ in input.yield(.interrupted) }
-        let terminal = TerminalSession(ascii: ascii) { input.yield(.terminal($0)) }
-        var state = DashboardState(serverURL: client.baseURL.absoluteString, presenter: presenter)
-        let watcher = Task { [client, presenter, limit = state.listLimit] in
-            await ListWatcher(client: client, presenter: presenter, limit: limit).run { input.yield($0) }
+        let terminal = TerminalSession(ascii: ascii, hyperlinks: hyperlinks) { input.yield(.terminal($0)) }
+        var state = DashboardState(serverURL: client.baseURL.absoluteString, presenter: presenter, bell: bell)
+        var watcher = watch(presenter, limit: state.listLimit, emit: { input.yield($0) })
+        // Ages and countdowns move on once a second.
+        let ticker = Task {
+            while !Task.isCancelled {
+                do { try await Task.sleep(for: .seconds(1)) } catch { return }
+                input.yield(.tick)
+            }
         }
         var failure: String?
         loop: for await event in events {
@@ -28,6 +37,11 @@ struct DashboardLoop: Sendable {
                     break loop
                 case .repaint:
                     terminal.repaint()
+                case .bell:
+                    terminal.ring()
+                case .watch(let presenter):
+                    watcher.cancel()
+                    watcher = watch(presenter, limit: state.listLimit, emit: { input.yield($0) })
                 case .answer(let id, let buttonIndex, let values):
                     Task { [client] in
                         do throws(AlertClientError) {
@@ -50,9 +64,19 @@ struct DashboardLoop: Sendable {
             if let canvas = DashboardRenderer.render(state) { terminal.show(canvas) }
         }
         watcher.cancel()
+        ticker.cancel()
         await terminal.stop()
         signals.cancel()
         input.finish()
         return failure
+    }
+
+    /// Starts following the pending list of `presenter` (all when `nil`).
+    private func watch(
+        _ presenter: String?, limit: Int, emit: @escaping @Sendable (DashboardEvent) -> Void
+    ) -> Task<Void, Never> {
+        Task { [client] in
+            await ListWatcher(client: client, presenter: presenter, limit: limit).run(emit: emit)
+        }
     }
 }

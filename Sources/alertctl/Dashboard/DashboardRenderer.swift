@@ -18,22 +18,39 @@ enum DashboardRenderer {
             canvas.text("q quits", row: 1, column: 0, style: .dim)
             return canvas
         }
-        let logHeight = max(4, (screen.rows - 3) / 3)
-        let logTop = screen.rows - 2 - logHeight
+        let layout = layout(rows: screen.rows)
         drawHeader(state, into: &canvas, glyphs: glyphs)
         canvas.rule(row: 1, label: "pending", glyphs: glyphs)
-        DashboardListRenderer.draw(state, into: &canvas, rows: 2..<logTop, glyphs: glyphs)
-        drawLog(state.log, into: &canvas, top: logTop, bottom: screen.rows - 2, glyphs: glyphs)
+        let marks = DashboardListRenderer.draw(state, into: &canvas, rows: layout.list, glyphs: glyphs)
+        drawDetail(state, into: &canvas, row: layout.detail, glyphs: glyphs)
+        drawLog(state.log, into: &canvas, top: layout.logTop, bottom: screen.rows - 2, glyphs: glyphs)
+        if marks.above > 0 {
+            canvas.text(" \(glyphs.upArrow) \(marks.above) more above ", row: 1,
+                        column: canvas.columns - 18 - String(marks.above).count, style: TextStyle.bold.colored(.cyan))
+        }
+        if marks.below > 0 {
+            canvas.text(" \(glyphs.downArrow) \(marks.below) more below ", row: layout.logTop,
+                        column: canvas.columns - 18 - String(marks.below).count, style: TextStyle.bold.colored(.cyan))
+        }
         drawStatus(state, into: &canvas, row: screen.rows - 2, glyphs: glyphs)
         canvas.text(hints(for: state, glyphs: glyphs), row: screen.rows - 1, column: 1, style: .dim)
         if let open = state.open {
             AlertBoxRenderer.draw(open, into: &canvas, rows: 1..<screen.rows - 2, glyphs: glyphs)
         }
+        if state.showsHelp { drawHelp(into: &canvas, glyphs: glyphs) }
         return canvas
     }
 
+    /// Where things go on a screen of `rows`: the list's rows, the detail line under it, and the log's rule.
+    static func layout(rows: Int) -> (list: Range<Int>, detail: Int, logTop: Int) {
+        let logHeight = max(4, (rows - 3) / 3)
+        let logTop = rows - 2 - logHeight
+        return (2..<max(logTop - 1, 2), logTop - 1, logTop)
+    }
+
     private static func drawHeader(_ state: DashboardState, into canvas: inout Canvas, glyphs: Glyphs) {
-        let count = "\(state.alerts.count)\(state.listIsTruncated ? "+" : "") pending"
+        let total = "\(state.alerts.count)\(state.listIsTruncated ? "+" : "")"
+        let count = state.search.isEmpty ? "\(total) pending" : "\(state.shown.count) of \(total) pending"
         let (connection, color): (String, TextStyle.Color) = switch state.connection {
         case .connecting: ("connecting", .yellow)
         case .connected: ("connected", .green)
@@ -44,7 +61,8 @@ enum DashboardRenderer {
         canvas.text(connection, row: 0, column: right + count.count + 2, style: TextStyle.plain.colored(color))
         let title = "alertctl dashboard"
         canvas.text(title, row: 0, column: 1, width: right - 2, style: .bold)
-        let scope = state.presenter.map { " \(glyphs.bullet) presenter \($0)" } ?? ""
+        var scope = state.presenter.map { " \(glyphs.bullet) presenter \($0)" } ?? ""
+        if !state.search.isEmpty { scope += " \(glyphs.bullet) /\(state.search)" }
         let column = title.count + 3
         canvas.text(state.serverURL + scope, row: 0, column: column, width: right - column - 2, style: .dim)
     }
@@ -72,20 +90,34 @@ enum DashboardRenderer {
     }
 
     private static func drawStatus(_ state: DashboardState, into canvas: inout Canvas, row: Int, glyphs: Glyphs) {
+        if let prompt = state.prompt {
+            let label = prompt.kind == .search ? "/" : "presenter (empty for all): "
+            canvas.text(label, row: row, column: 1, style: .bold)
+            let column = 1 + DisplayWidth.of(label)
+            canvas.text(prompt.text, row: row, column: column, width: canvas.columns - column - 1)
+            canvas.cursor = Canvas.Position(row: row, column: min(column + DisplayWidth.of(prompt.text),
+                                                                  canvas.columns - 1))
+            return
+        }
         let (text, style): (String, TextStyle) =
-            switch state.connection {
-            case .connecting:
-                ("connecting to \(state.serverURL)\(glyphs.ellipsis)", TextStyle.plain.colored(.yellow))
-            case .reconnecting(let reason, let retryIn):
-                ("reconnecting to \(state.serverURL)\(glyphs.ellipsis) (\(reason); next try in \(seconds(retryIn)))",
-                 TextStyle.plain.colored(.yellow))
-            case .connected:
-                if state.open?.sending == true {
-                    ("sending the answer\(glyphs.ellipsis)", .dim)
-                } else if let notice = state.notice {
-                    (notice.text, style(of: notice.tone))
-                } else {
-                    ("connected to \(state.serverURL)", TextStyle.dim.colored(.green))
+            if let notice = state.notice {
+                (notice.text, style(of: notice.tone))
+            } else {
+                switch state.connection {
+                case .connecting:
+                    ("connecting to \(state.serverURL)\(glyphs.ellipsis)", TextStyle.plain.colored(.yellow))
+                case .reconnecting(let reason, let retryIn):
+                    ("reconnecting to \(state.serverURL)\(glyphs.ellipsis) "
+                        + "(\(reason); next try in \(seconds(retryIn)))", TextStyle.plain.colored(.yellow))
+                case .connected:
+                    if state.open?.sending == true {
+                        ("sending the answer\(glyphs.ellipsis)", .dim)
+                    } else if let button = state.open?.confirming {
+                        ("\(button.title) is destructive: press Enter (or y) again to send it, "
+                            + "any other key to go back", TextStyle.bold.colored(.red))
+                    } else {
+                        ("connected to \(state.serverURL)", TextStyle.dim.colored(.green))
+                    }
                 }
             }
         canvas.text(text, row: row, column: 1, width: canvas.columns - 2, style: style)
@@ -107,15 +139,25 @@ enum DashboardRenderer {
     /// The key hints for what is on screen.
     static func hints(for state: DashboardState, glyphs: Glyphs) -> String {
         let separator = "  "
+        if state.showsHelp { return "any key closes the help" }
+        if let prompt = state.prompt {
+            return prompt.kind == .search ? "type to search titles and messages  Enter keep  Esc clear"
+                : "Enter apply  Esc cancel  Ctrl-U clear"
+        }
         guard let open = state.open else {
-            return ["\(glyphs.upDown) select", "Enter open", "q quit", "Ctrl-L redraw"].joined(separator: separator)
+            return ["\(glyphs.upDown) select", "PgUp/PgDn page", "Enter open", "/ search", "p presenter", "? help",
+                    "q quit"].joined(separator: separator)
+        }
+        if let button = open.confirming {
+            return "Enter or y: \(button.title)  any other key: back"
         }
         let cancel = open.alert.cancelButton.map { "Esc: \($0.title)" } ?? ""
         switch open.focus {
         case .field(let index):
             let enter = index + 1 < open.alert.fields.count ? "Enter next field"
                 : open.defaultButton.map { "Enter: \($0.title)" } ?? ""
-            return ["type text", "Tab/\(glyphs.upDown) move", enter, cancel, "Ctrl-U clear"].filter { !$0.isEmpty }
+            let takes = "type \(open.keyboardRule(ofField: index).hint)"
+            return [takes, "Tab/\(glyphs.upDown) move", enter, cancel, "Ctrl-U clear"].filter { !$0.isEmpty }
                 .joined(separator: separator)
         case .button:
             let count = open.buttons.count

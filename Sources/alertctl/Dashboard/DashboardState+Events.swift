@@ -1,8 +1,10 @@
 import AlertClient
+import Foundation
 
 extension DashboardState {
     /// Applies one event; returns what the event loop must do.
     mutating func handle(_ event: DashboardEvent) -> [DashboardEffect] {
+        now = Date()
         switch event {
         case .terminal(.ready(let rows, let columns, let glyphs)):
             screen = (rows, columns, glyphs)
@@ -15,7 +17,11 @@ extension DashboardState {
             return [.fail(reason)]
         case .interrupted:
             return [.quit]
-        case .listed(let list):
+        case .tick:
+            break
+        case .listed(let list, let presenter):
+            // A list from the watcher of an earlier filter, still on its way when `p` changed it.
+            guard presenter == self.presenter else { return [] }
             return listed(list)
         case .listFailed(let reason, let retryIn):
             connection = .reconnecting(reason: reason, retryIn: retryIn)
@@ -33,12 +39,22 @@ extension DashboardState {
 
     private mutating func listed(_ list: RemoteAlertList) -> [DashboardEffect] {
         connection = .connected
-        replaceAlerts(with: list)
-        // The open alert left the pending list, and not because of our answer: someone else resolved it.
-        guard let open, !open.sending, !alerts.contains(where: { $0.id == open.alert.id }) else { return [] }
-        self.open = nil
-        notice = .warning("\(open.alert.displayTitle): no longer pending")
-        return [.fetch(alertID: open.alert.id, purpose: .resolution(title: open.alert.displayTitle))]
+        let before = alerts
+        let arrived = replaceAlerts(with: list)
+        // Alerts that left the pending list without our answer: someone else resolved them (another dashboard,
+        // curl, the producer, a timeout), or the server lost them (a restart). Each is fetched to log how and by
+        // whom. A new presenter filter empties the list first, so it starts afresh.
+        let pending = Set(alerts.map(\.id))
+        var effects: [DashboardEffect] = arrived && bell ? [.bell] : []
+        for alert in before where !pending.contains(alert.id) {
+            if let open, open.alert.id == alert.id {
+                if open.sending { continue }
+                self.open = nil
+                notice = .warning("\(open.alert.displayTitle): no longer pending")
+            }
+            effects.append(.fetch(alertID: alert.id, purpose: .resolution(title: alert.displayTitle)))
+        }
+        return effects
     }
 
     private mutating func answered(_ id: String, _ result: RemoteResult) {
@@ -106,11 +122,7 @@ extension DashboardState {
 
     /// Notes how an alert resolved when someone else resolved it.
     private mutating func resolvedElsewhere(_ alert: RemoteAlert, _ result: RemoteResult) {
-        let how = switch result.resolution {
-        case "dismissed": "dismissed by its producer"
-        case "expired": "expired"
-        default: "answered elsewhere"
-        }
+        let how = LogEntry.how(result, elsewhere: true) ?? "answered elsewhere"
         notice = .warning("\(alert.displayTitle): \(how): \(result.buttonTitle)")
         appendLog(LogEntry(alert: alert, result: result, elsewhere: true))
     }

@@ -1,14 +1,30 @@
 import AlertClient
+import Foundation
 
 /// Everything the dashboard shows, changed only by `handle(_:)` on the event loop. Pure: no curses, no I/O;
 /// what it needs done comes back as `DashboardEffect`s, and `DashboardRenderer` draws it.
 struct DashboardState: Sendable {
+    /// A line being typed at the bottom of the screen: a search, or a presenter filter.
+    struct Prompt: Sendable, Equatable {
+        enum Kind: Sendable, Equatable {
+            /// `/`: titles and messages containing the text.
+            case search
+            /// `p`: only alerts addressed to this presenter (empty for all).
+            case presenter
+        }
+
+        var kind: Kind
+        var text: String
+    }
+
     /// The server, as shown on screen.
     let serverURL: String
     /// How many alerts the list query asks for.
     let listLimit: Int
-    /// Only alerts addressed to this presenter, or all.
-    let presenter: String?
+    /// Only alerts addressed to this presenter, or all; `p` changes it.
+    private(set) var presenter: String?
+    /// Whether a new alert rings the terminal's bell (`--quiet` turns it off).
+    let bell: Bool
 
     /// The terminal's size and what it can draw; `nil` until the terminal is ready.
     var screen: (rows: Int, columns: Int, glyphs: Glyphs)?
@@ -23,23 +39,48 @@ struct DashboardState: Sendable {
     /// Resolved alerts, oldest first.
     private(set) var log: [LogEntry] = []
     var notice: Notice?
+    /// Shown alerts are those whose title or message contains this (case-insensitively); empty shows all.
+    var search = ""
+    /// The line being typed, if any.
+    var prompt: Prompt?
+    /// Whether the help overlay is up.
+    var showsHelp = false
+    /// The time the screen shows ages and countdowns against; set on every event.
+    var now = Date()
+    /// Ids of every alert listed so far, so that only new ones ring the bell; `nil` before the first list.
+    private var seen: Set<String>?
 
     /// How many log entries are kept.
     static let logCapacity = 200
 
-    init(serverURL: String, listLimit: Int = 200, presenter: String? = nil) {
+    init(serverURL: String, listLimit: Int = 200, presenter: String? = nil, bell: Bool = true) {
         self.serverURL = serverURL
         self.listLimit = listLimit
         self.presenter = presenter
+        self.bell = bell
     }
 
-    /// The selected alert's position in `alerts`.
+    /// The alerts on screen: `alerts` narrowed by `search`.
+    var shown: [RemoteAlert] {
+        guard !search.isEmpty else { return alerts }
+        return alerts.filter {
+            $0.title.localizedCaseInsensitiveContains(search) || $0.message.localizedCaseInsensitiveContains(search)
+        }
+    }
+
+    /// The selected alert's position in `shown`.
     var selectedPosition: Int? {
-        alerts.firstIndex { $0.id == selectedID }
+        shown.firstIndex { $0.id == selectedID }
     }
 
-    /// `alerts` split into runs of one presenter.
+    /// The selected alert, if it is shown.
+    var selected: RemoteAlert? {
+        selectedPosition.map { shown[$0] }
+    }
+
+    /// `shown` split into runs of one presenter.
     var groups: [(presenter: String, alerts: ArraySlice<RemoteAlert>)] {
+        let alerts = shown
         var groups: [(presenter: String, alerts: ArraySlice<RemoteAlert>)] = []
         var start = alerts.startIndex
         for index in alerts.indices where index + 1 == alerts.endIndex
@@ -51,7 +92,8 @@ struct DashboardState: Sendable {
     }
 
     /// Takes a new pending list: regroups, keeps the selection on the same alert (or the same place).
-    mutating func replaceAlerts(with list: RemoteAlertList) {
+    /// - Returns: Whether it holds an alert not listed before (the first list never does).
+    mutating func replaceAlerts(with list: RemoteAlertList) -> Bool {
         let oldPosition = selectedPosition ?? 0
         var order: [String] = []
         var byPresenter: [String: [RemoteAlert]] = [:]
@@ -61,24 +103,40 @@ struct DashboardState: Sendable {
         }
         alerts = order.flatMap { byPresenter[$0] ?? [] }
         listIsTruncated = list.alerts.count >= listLimit
-        if selectedPosition == nil {
-            selectedID = alerts.isEmpty ? nil : alerts[min(oldPosition, alerts.count - 1)].id
-        }
+        keepSelection(near: oldPosition)
+        let ids = list.alerts.map(\.id)
+        defer { seen = (seen ?? []).union(ids) }
+        guard let seen else { return false }
+        return ids.contains { !seen.contains($0) }
     }
 
     /// Removes one alert at once (answered here), before the list confirms it.
     mutating func removeAlert(_ id: String) {
-        guard let position = alerts.firstIndex(where: { $0.id == id }) else { return }
-        alerts.remove(at: position)
-        if selectedID == id {
-            selectedID = alerts.isEmpty ? nil : alerts[min(position, alerts.count - 1)].id
-        }
+        let position = selectedPosition ?? 0
+        alerts.removeAll { $0.id == id }
+        keepSelection(near: position)
+    }
+
+    /// Keeps the selection on a shown alert: the same one, else the one now at `position`.
+    mutating func keepSelection(near position: Int) {
+        let shown = shown
+        if shown.contains(where: { $0.id == selectedID }) { return }
+        selectedID = shown.isEmpty ? nil : shown[min(position, shown.count - 1)].id
     }
 
     mutating func moveSelection(by offset: Int) {
-        guard !alerts.isEmpty else { return }
-        let position = min(max((selectedPosition ?? 0) + offset, 0), alerts.count - 1)
-        selectedID = alerts[position].id
+        let shown = shown
+        guard !shown.isEmpty else { return }
+        let position = min(max((selectedPosition ?? 0) + offset, 0), shown.count - 1)
+        selectedID = shown[position].id
+    }
+
+    /// Follows another presenter (`nil` for all): the list starts afresh, as the watcher's new query will.
+    mutating func filter(presenter: String?) {
+        self.presenter = presenter
+        alerts = []
+        selectedID = nil
+        seen = nil
     }
 
     mutating func appendLog(_ entry: LogEntry) {

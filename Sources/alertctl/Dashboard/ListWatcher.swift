@@ -24,7 +24,8 @@ struct ListWatcher: Sendable {
                     state: "pending", presenter: presenter, limit: limit, index: index, wait: index == nil ? 0 : wait)
                 failures = 0
                 index = list.index
-                emit(.listed(list))
+                if Task.isCancelled { return }
+                emit(.listed(list, presenter: presenter))
             } catch {
                 if error.kind == .cancelled || Task.isCancelled { return }
                 failures += 1
@@ -45,6 +46,7 @@ struct ListWatcher: Sendable {
         switch error.kind {
         case .unreachable: "unreachable"
         case .timedOut: "timed out"
+        case .server where error.status == 401: "HTTP 401: set ALERTD_TOKEN (or ALERTD_TOKEN_FILE)"
         case .server: "HTTP \(error.status ?? 0)"
         default: "\(error)"
         }

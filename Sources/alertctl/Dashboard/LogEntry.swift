@@ -17,23 +17,33 @@ struct LogEntry: Sendable, Equatable {
     ///   - alert: The alert (for its title and which fields are secure).
     ///   - result: How it resolved.
     ///   - elsewhere: Whether someone else resolved it (another dashboard, curl, its producer, a timeout).
+    ///     The note names who did when the server records it (`responder`: a token's name).
     init(alert: RemoteAlert, result: RemoteResult, elsewhere: Bool) {
         time = ClockTime.local(fromRFC3339: result.resolvedAt)
         title = alert.displayTitle
         button = result.buttonTitle
         buttonStyle = alert.buttons.first { $0.index == result.buttonIndex }?.style ?? "default"
         var notes: [String] = []
-        switch result.resolution {
-        case "dismissed": notes.append("dismissed by its producer")
-        case "expired": notes.append("expired")
-        default: if elsewhere { notes.append("answered elsewhere") }
-        }
+        if let how = Self.how(result, elsewhere: elsewhere) { notes.append(how) }
         for field in alert.fields where !field.secure && result.values.indices.contains(field.index) {
             guard let value = result.values[field.index] else { continue }
             let label = field.placeholder.isEmpty ? "field \(field.index + 1)" : field.placeholder
             notes.append("\(label): \(value)")
         }
         note = notes.joined(separator: ", ")
+    }
+
+    /// How and by whom it resolved: "answered by alice", "dismissed by ci", "expired", "answered elsewhere";
+    /// `nil` for an answer given here on a server without tokens (nothing to add).
+    static func how(_ result: RemoteResult, elsewhere: Bool) -> String? {
+        let by = result.responder.map { " by \($0)" }
+        switch result.resolution {
+        case "dismissed": return "dismissed" + (by ?? " by its producer")
+        case "expired": return "expired"
+        default:
+            if let by { return "answered" + by }
+            return elsewhere ? "answered elsewhere" : nil
+        }
     }
 }
 

@@ -8,6 +8,8 @@ extension OpenAlert {
         case choose(RemoteButton)
         /// Back to the list without answering.
         case close
+        /// A key the focused field's keyboard could not type; says what the field takes.
+        case refused(String)
     }
 
     /// Handles a key: typing into the focused field, moving focus, choosing a button.
@@ -16,8 +18,27 @@ extension OpenAlert {
     /// field or, in the last one, answers with the default button. On the buttons: 1…9 choose by position,
     /// ←/→ (↑/↓ on an action sheet) move, Enter or Space choose, `q` or Backspace go back to the list.
     /// Anywhere: Tab and Shift-Tab cycle through fields and buttons, Esc answers with the cancel button.
+    ///
+    /// A destructive button is sent only after a second key: choosing it asks (`confirming`), then Enter, `y` or
+    /// its number again sends it, and any other key takes the choice back.
     mutating func handle(_ key: Key) -> Action {
         guard !sending else { return .none }
+        if let button = confirming {
+            confirming = nil
+            let position = buttons.firstIndex(of: button).map { $0 + 1 }
+            let again = key == .enter || key == .character("y") || key == .character("Y")
+                || (key.digit != nil && key.digit == position)
+            return again ? .choose(button) : .none
+        }
+        let action = handleUnconfirmed(key)
+        if case .choose(let button) = action, button.isDestructive {
+            confirming = button
+            return .none
+        }
+        return action
+    }
+
+    private mutating func handleUnconfirmed(_ key: Key) -> Action {
         if key == .escape {
             return alert.cancelButton.map(Action.choose) ?? .none
         }
@@ -36,7 +57,12 @@ extension OpenAlert {
     private mutating func handleInField(_ index: Int, _ key: Key) -> Action {
         switch key {
         case .character(let character):
-            type(character, intoField: index)
+            if !type(character, intoField: index) {
+                let field = alert.fields.first { $0.index == index }
+                let name = field.map { $0.placeholder.isEmpty ? "field \($0.index + 1)" : $0.placeholder }
+                    ?? "this field"
+                return .refused("\(name) takes \(keyboardRule(ofField: index).hint) (\(field?.keyboard ?? "default"))")
+            }
         case .backspace:
             deleteBackward(inField: index)
         case .control("u"):

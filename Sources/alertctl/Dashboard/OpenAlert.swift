@@ -20,6 +20,8 @@ struct OpenAlert: Sendable {
     var sending = false
     /// A button chosen while secure texts were still unknown: answered once the details arrive.
     var chosenWhileLoading: RemoteButton?
+    /// A destructive button chosen once: it is sent only after a second key (Enter, `y` or its number again).
+    var confirming: RemoteButton?
 
     init(_ alert: RemoteAlert) {
         self.alert = alert
@@ -66,8 +68,17 @@ struct OpenAlert: Sendable {
         return text
     }
 
-    mutating func type(_ character: Character, intoField index: Int) {
-        texts[index] = (texts[index] ?? "") + String(character)
+    /// Types `character` into a field if its keyboard could; `false` when the keyboard refuses it.
+    mutating func type(_ character: Character, intoField index: Int) -> Bool {
+        let text = texts[index] ?? ""
+        guard keyboardRule(ofField: index).accepts(character, after: text) else { return false }
+        texts[index] = text + String(character)
+        return true
+    }
+
+    /// What the field at `index` takes, by its keyboard type.
+    func keyboardRule(ofField index: Int) -> KeyboardRule {
+        KeyboardRule.of(alert.fields.first { $0.index == index }?.keyboard ?? "default")
     }
 
     mutating func deleteBackward(inField index: Int) {

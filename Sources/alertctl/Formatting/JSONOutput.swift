@@ -9,6 +9,7 @@ enum JSONOutput {
             ("buttonIndex", String(result.buttonIndex)), ("buttonTitle", string(result.buttonTitle)),
             ("ok", String(result.ok)), ("values", array(result.values.map { $0.map(string) ?? "null" })),
             ("resolution", string(result.resolution)), ("resolvedAt", string(result.resolvedAt)),
+            ("responder", result.responder.map(string) ?? "null"),
         ])
     }
 

@@ -2,7 +2,8 @@ import AlertClient
 
 /// Prints a Result: the chosen button's title, then each field value on its own line; or JSON.
 enum ResultPrinter {
-    /// Prints `result` to standard output.
+    /// Prints `result` to standard output: the button's title, then (unless it is the cancel button) one line per
+    /// field value.
     /// - Parameters:
     ///   - result: The Result.
     ///   - json: Print the Result as JSON instead.
@@ -12,6 +13,8 @@ enum ResultPrinter {
             return
         }
         Console.out(result.buttonTitle)
+        // A cancel carries no answer: its values are only the fields' untouched texts, so no (blank) lines.
+        guard result.ok else { return }
         for value in result.values {
             Console.out(value ?? "")
         }
@@ -22,7 +25,8 @@ enum ResultPrinter {
     static func exitCode(for result: RemoteResult) -> ExitCode {
         if result.isAccepted { return .ok }
         if !result.isAnswered {
-            Console.err("alertctl: the alert was \(result.resolution)")
+            Console.err(result.resolution == "expired" ? "alertctl: the alert expired"
+                : "alertctl: the alert was \(result.resolution)")
         }
         return .notAccepted
     }

@@ -23,17 +23,34 @@ final class AlertdProcess: Sendable {
     /// - Parameters:
     ///   - arguments: more command-line arguments.
     ///   - captureStandardError: kept for callers; standard error is always captured (`standardError`).
-    init(arguments: [String] = [], captureStandardError: Bool = false) async throws {
+    ///   - fileLimit: when given, alertd runs with this `RLIMIT_NOFILE` (soft and hard), through `sh -c 'ulimit -n'`.
+    init(arguments: [String] = [], captureStandardError: Bool = false, fileLimit: Int? = nil) async throws {
         let executable = Self.executable
         try #require(FileManager.default.isExecutableFile(atPath: executable.path),
                      "build alertd first (swift build): not found next to \(CommandLine.arguments[0])")
-        child = try ChildProcess(executable.path, ["--host", "127.0.0.1", "--port", "0"] + arguments)
+        let command = [executable.path, "--host", "127.0.0.1", "--port", "0"] + arguments
+        if let fileLimit {
+            // `exec` keeps the pid: `child.pid` is alertd's.
+            child = try ChildProcess("/bin/sh", ["-c", "ulimit -n \(fileLimit) && exec \"$@\"", "sh"] + command)
+        } else {
+            child = try ChildProcess(command[0], Array(command.dropFirst()))
+        }
         let line = await child.firstLine(timeout: 30) ?? ""
         guard let port = line.split(separator: ":").last.flatMap({ Int($0) }), line.contains("listening on") else {
             child.send(SIGKILL)
             throw RawHTTPError(description: "alertd did not start: '\(line)' \(child.standardError)")
         }
         self.port = port
+    }
+
+    /// The process id.
+    var pid: pid_t { child.pid }
+
+    /// A size in kB from `/proc/<pid>/status` (`VmRSS`, `VmHWM`), or nil when the process is gone.
+    func memory(_ field: String) -> Int? {
+        guard let status = try? String(contentsOfFile: "/proc/\(child.pid)/status", encoding: .utf8) else { return nil }
+        let line = status.split(separator: "\n").first { $0.hasPrefix(field + ":") }
+        return line?.split(separator: " ").dropFirst().first.flatMap { Int($0) }
     }
 
     /// What the child wrote on standard error so far.

@@ -65,6 +65,21 @@ final class KeepAliveClient: @unchecked Sendable {
         }
     }
 
+    /// The bytes after the responses read so far, until the server closes the connection.
+    func readToEnd() async throws -> [UInt8] {
+        try await onThread { [self] in
+            var chunk = [UInt8](repeating: 0, count: 65536)
+            while true {
+                let n = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+                if n == 0 { break }
+                guard n > 0 else { throw RawHTTPError(description: "not closed in time (errno \(errno))") }
+                buffered += chunk[..<n]
+            }
+            defer { buffered = [] }
+            return buffered
+        }
+    }
+
     /// Runs blocking socket work off Swift's cooperative pool.
     func onThread<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
         try await withCheckedThrowingContinuation { continuation in

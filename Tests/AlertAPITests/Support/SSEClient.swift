@@ -28,8 +28,9 @@ enum SSEItem: Sendable, CustomStringConvertible {
     case message(SSEMessage)
     /// A comment line (`: text`), without the colon and one leading space.
     case comment(String)
-    /// A `retry:` field on its own (the reconnection time in milliseconds).
-    case retry(Int)
+    /// A block without `data` (no message is dispatched): its `retry:` (the reconnection time in
+    /// milliseconds) and its `id:`, which still sets the last event id a reconnect sends.
+    case retry(Int?, id: String?)
     /// The last item: why reading stopped.
     case closed(SSEClient.Ending)
 
@@ -38,7 +39,7 @@ enum SSEItem: Sendable, CustomStringConvertible {
         case .head(let response): "head \(response.status)"
         case .message(let message): "message \(message)"
         case .comment(let text): "comment '\(text)'"
-        case .retry(let milliseconds): "retry \(milliseconds)"
+        case .retry(let milliseconds, let id): "retry \(milliseconds.map(String.init) ?? "-") id \(id ?? "-")"
         case .closed(let ending): "closed \(ending)"
         }
     }
@@ -168,8 +169,8 @@ final class SSEClient: @unchecked Sendable {
         return response
     }
 
-    /// Reads the head (which must be `200 text/event-stream`) and the `retry:` the stream
-    /// starts with: after this the server has fixed the stream's cursor.
+    /// Reads the head (which must be `200 text/event-stream`) and the `retry:` block the stream
+    /// starts with: after this the server has fixed the stream's cursor (the block's id).
     func expectStreamStart() async throws -> WireResponse {
         let response = try await head()
         guard response.status == 200, response.headers["content-type"]?.hasPrefix("text/event-stream") == true else {
@@ -375,8 +376,9 @@ final class SSEClient: @unchecked Sendable {
         private mutating func take(_ line: String) -> SSEItem? {
             if line.isEmpty {
                 defer { id = nil; event = nil; data = []; retry = nil }
-                if data.isEmpty, event == nil, id == nil {
-                    return retry.map { .retry($0) }
+                // No data: nothing is dispatched (WHATWG), but a retry or an id still counts.
+                if data.isEmpty {
+                    return retry == nil && id == nil ? nil : .retry(retry, id: id)
                 }
                 return .message(SSEMessage(id: id, event: event ?? "message", data: data.joined(separator: "\n")))
             }

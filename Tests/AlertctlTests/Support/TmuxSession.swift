@@ -16,6 +16,8 @@ final class TmuxSession: Sendable {
     private var socket: String { directory.appendingPathComponent("tmux.sock").path }
     private let forbidden = Lock<[String]>([])
     private let captures = Lock(0)
+    /// Variables set for every alertctl this session runs.
+    private let environment: [String: String]
 
     /// Where tmux is, if it is installed.
     static var tmux: String? {
@@ -24,7 +26,8 @@ final class TmuxSession: Sendable {
     }
 
     /// Starts a tmux server running `alertctl arguments...` in window `main`.
-    private init(alertctl arguments: [String], columns: Int, rows: Int) async throws {
+    private init(alertctl arguments: [String], columns: Int, rows: Int, environment: [String: String]) async throws {
+        self.environment = environment
         directory = FileManager.default.temporaryDirectory
             .appendingPathComponent("alertctl-tmux-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -45,12 +48,14 @@ final class TmuxSession: Sendable {
     ///   - arguments: alertctl's arguments, such as `["--url", url, "dashboard"]`.
     ///   - columns: Window width.
     ///   - rows: Window height.
+    ///   - environment: Variables set for alertctl (such as `ALERTD_TOKEN`).
     static func withAlertctl(
-        _ arguments: [String], columns: Int = 120, rows: Int = 40, _ body: (TmuxSession) async throws -> Void
+        _ arguments: [String], columns: Int = 120, rows: Int = 40, environment: [String: String] = [:],
+        _ body: (TmuxSession) async throws -> Void
     ) async throws {
         let executable = AlertctlProcess.executable.path
         try #require(FileManager.default.isExecutableFile(atPath: executable), "build alertctl first (swift build)")
-        let session = try await TmuxSession(alertctl: arguments, columns: columns, rows: rows)
+        let session = try await TmuxSession(alertctl: arguments, columns: columns, rows: rows, environment: environment)
         do {
             try await body(session)
         } catch {
@@ -68,8 +73,9 @@ final class TmuxSession: Sendable {
     private func command(_ arguments: [String], window: String) -> String {
         let script = #""$0" "$@"; echo $? > "$ALERTCTL_EXIT_FILE""#
         return Self.shellCommand(
-            ["env", "-u", "TMUX", "LANG=C.UTF-8", "LC_ALL=C.UTF-8", "ALERTCTL_EXIT_FILE=\(exitFile(window).path)",
-             "sh", "-c", script, AlertctlProcess.executable.path] + arguments)
+            ["env", "-u", "TMUX", "LANG=C.UTF-8", "LC_ALL=C.UTF-8", "ALERTCTL_EXIT_FILE=\(exitFile(window).path)"
+            ] + environment.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
+            + ["sh", "-c", script, AlertctlProcess.executable.path] + arguments)
     }
 
     private func exitFile(_ window: String) -> URL {
@@ -159,6 +165,22 @@ final class TmuxSession: Sendable {
     @discardableResult
     func waitForAbsence(of text: String, window: String = mainWindow) async throws -> String {
         try await waitUntil(window: window, "'\(text)' to go away") { !$0.contains(text) }
+    }
+
+    /// Whether the program rang the terminal's bell since the window was created (the session is never attached,
+    /// so tmux keeps the flag).
+    func bellRang(window: String = mainWindow) async throws -> Bool {
+        try await run("display-message", "-p", "-t", target(window), "#{window_bell_flag}")
+            .trimmingCharacters(in: .whitespacesAndNewlines) == "1"
+    }
+
+    /// Starts copying every byte the program writes to its terminal, escape sequences included, to a file; returns
+    /// a function that reads what was written so far.
+    func recordOutput(window: String = mainWindow) async throws -> @Sendable () -> String {
+        let file = directory.appendingPathComponent("output-\(window)")
+        _ = FileManager.default.createFile(atPath: file.path, contents: nil)
+        try await run("pipe-pane", "-o", "-t", target(window), "cat >> " + Self.shellCommand([file.path]))
+        return { String(decoding: (try? Data(contentsOf: file)) ?? Data(), as: UTF8.self) }
     }
 
     /// The exit status of the window's alertctl once it has exited, `nil` while it runs.

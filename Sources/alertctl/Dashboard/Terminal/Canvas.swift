@@ -9,6 +9,8 @@ struct Canvas: Sendable {
         var column: Int
         var text: String
         var style: TextStyle
+        /// Where the text links to (a URL), drawn as an OSC 8 hyperlink where the terminal supports it.
+        var link: String?
     }
 
     /// A cell on screen.
@@ -31,13 +33,16 @@ struct Canvas: Sendable {
         self.ellipsis = ellipsis
     }
 
-    /// Writes `text` at `row`, `column`, cut to `width` columns (and to the canvas) with an ellipsis.
-    mutating func text(_ text: String, row: Int, column: Int, width: Int? = nil, style: TextStyle = .plain) {
+    /// Writes `text` at `row`, `column`, cut to `width` columns (and to the canvas) with an ellipsis; `link` makes
+    /// it a hyperlink to that URL.
+    mutating func text(
+        _ text: String, row: Int, column: Int, width: Int? = nil, style: TextStyle = .plain, link: String? = nil
+    ) {
         guard row >= 0, row < rows, column >= 0, column < columns, !text.isEmpty else { return }
         let room = min(width ?? columns, columns - column)
         let clipped = DisplayWidth.prefix(Self.printable(text), fitting: room, ellipsis: ellipsis)
         guard !clipped.isEmpty else { return }
-        spans.append(Span(row: row, column: column, text: clipped, style: style))
+        spans.append(Span(row: row, column: column, text: clipped, style: style, link: link))
     }
 
     /// Writes `text` centred between `column` and `column + width`.

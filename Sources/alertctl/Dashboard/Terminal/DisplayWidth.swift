@@ -36,29 +36,30 @@ enum DisplayWidth {
         return room > 0 ? result + ellipsis : result
     }
 
-    /// `text` broken into lines of at most `columns`, at spaces where possible, honouring its newlines.
-    static func wrap(_ text: String, columns: Int) -> [String] {
+    /// `text` broken into lines of at most `columns`, at spaces only, honouring its newlines. A word is never
+    /// broken in the middle (a URL must stay whole to be copied): one longer than a line gets a line of its own,
+    /// cut at the end with `ellipsis`.
+    static func wrap(_ text: String, columns: Int, ellipsis: String = "…") -> [String] {
         guard columns > 0 else { return [] }
         var lines: [String] = []
         for paragraph in text.split(separator: "\n", omittingEmptySubsequences: false) {
             var line = ""
             for word in paragraph.split(separator: " ", omittingEmptySubsequences: true) {
-                var word = String(word)
+                let word = String(word)
                 let candidate = line.isEmpty ? word : line + " " + word
                 if of(candidate) <= columns {
                     line = candidate
                     continue
                 }
                 if !line.isEmpty { lines.append(line) }
-                // A word longer than a line is cut into pieces.
-                while of(word) > columns {
-                    let piece = prefix(word, fitting: columns, ellipsis: "")
-                    lines.append(piece)
-                    word.removeFirst(piece.count)
+                if of(word) > columns {
+                    lines.append(prefix(word, fitting: columns, ellipsis: ellipsis))
+                    line = ""
+                } else {
+                    line = word
                 }
-                line = word
             }
-            lines.append(line)
+            if !line.isEmpty || lines.isEmpty || paragraph.isEmpty { lines.append(line) }
         }
         return lines
     }

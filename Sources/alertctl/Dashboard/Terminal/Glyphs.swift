@@ -17,14 +17,16 @@ struct Glyphs: Sendable, Equatable {
     var bullet: String
     var upDown: String
     var leftRight: String
+    var upArrow: String
+    var downArrow: String
 
     static let unicode = Glyphs(
         horizontal: "─", vertical: "│", topLeft: "┌", topRight: "┐", bottomLeft: "└", bottomRight: "┘",
         teeLeft: "├", teeRight: "┤", mask: "•", pointer: "▸", arrow: "→", ellipsis: "…", bullet: "·",
-        upDown: "↑↓", leftRight: "←→")
+        upDown: "↑↓", leftRight: "←→", upArrow: "↑", downArrow: "↓")
 
     static let ascii = Glyphs(
         horizontal: "-", vertical: "|", topLeft: "+", topRight: "+", bottomLeft: "+", bottomRight: "+",
         teeLeft: "+", teeRight: "+", mask: "*", pointer: ">", arrow: "->", ellipsis: "...", bullet: "-",
-        upDown: "Up/Down", leftRight: "Left/Right")
+        upDown: "Up/Down", leftRight: "Left/Right", upArrow: "^", downArrow: "v")
 }

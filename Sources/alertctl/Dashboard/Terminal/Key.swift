@@ -14,6 +14,8 @@ enum Key: Sendable, Equatable {
     case right
     case home
     case end
+    case pageUp
+    case pageDown
     /// Control plus a letter (`control("l")` for Ctrl-L), other than those above.
     case control(Character)
     /// Anything else (function keys, mouse): ignored.

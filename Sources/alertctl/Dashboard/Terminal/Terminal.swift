@@ -16,6 +16,8 @@ final class Terminal {
     private(set) var glyphs: Glyphs = .ascii
     private var screen: OpaquePointer?
     private var cursorVisible = true
+    /// Whether linked text is wrapped in OSC 8 hyperlink sequences.
+    var hyperlinks = false
 
     /// Rows and columns of the screen.
     var size: (rows: Int, columns: Int) { (Int(cncurses_rows()), Int(cncurses_columns())) }
@@ -90,6 +92,54 @@ final class Terminal {
         if repaint { redrawwin(window) }
         wnoutrefresh(window)
         doupdate()
+        if hyperlinks { drawLinks(canvas) }
+    }
+
+    /// Rings the terminal's bell (or flashes, where it has no bell).
+    func bell() {
+        beep()
+    }
+
+    /// Writes each linked span again over itself, the same characters, inside an OSC 8 hyperlink, so a click
+    /// opens it and a copy takes the whole URL. Curses does not know these sequences, so they go straight to the
+    /// terminal after its update, between saving and restoring the cursor; curses' idea of the screen stays true.
+    private func drawLinks(_ canvas: Canvas) {
+        var output = ""
+        for span in canvas.spans {
+            guard let link = span.link, Self.isSafeLink(link) else { continue }
+            output += "\u{1B}7\u{1B}[\(span.row + 1);\(span.column + 1)H"
+            output += "\u{1B}]8;;\(link)\u{1B}\\\(span.text)\u{1B}]8;;\u{1B}\\\u{1B}8"
+        }
+        guard !output.isEmpty else { return }
+        // Curses flushed its own output in `doupdate`; these bytes go after it, unbuffered.
+        var bytes = Array(output.utf8)[...]
+        while !bytes.isEmpty {
+            let written = bytes.withUnsafeBytes { write(STDOUT_FILENO, $0.baseAddress, $0.count) }
+            if written <= 0 { return }
+            bytes = bytes.dropFirst(written)
+        }
+    }
+
+    /// A link may hold no control characters (which would end or break the escape sequence).
+    private static func isSafeLink(_ link: String) -> Bool {
+        !link.unicodeScalars.contains { $0.value < 0x20 || $0.value == 0x7F || (0x80...0x9F).contains($0.value) }
+    }
+
+    /// Whether the terminal understands OSC 8 hyperlinks: `ALERTCTL_HYPERLINKS` (`on`/`off`) decides when set;
+    /// otherwise terminals known to: iTerm2, WezTerm, kitty, GNOME Terminal and other VTE ones, Windows
+    /// Terminal, VS Code, Ghostty. Inside tmux or screen only when forced (tmux 3.3 and screen drop them).
+    static func supportsHyperlinks(_ environment: [String: String]) -> Bool {
+        switch environment["ALERTCTL_HYPERLINKS"]?.lowercased() {
+        case "on", "1", "yes": return true
+        case "off", "0", "no": return false
+        default: break
+        }
+        if environment["TMUX"] != nil || environment["STY"] != nil { return false }
+        if let program = environment["TERM_PROGRAM"],
+           ["iTerm.app", "WezTerm", "vscode", "ghostty"].contains(program) { return true }
+        if environment["KITTY_WINDOW_ID"] != nil || environment["WT_SESSION"] != nil { return true }
+        if let vte = environment["VTE_VERSION"].flatMap(Int.init), vte >= 5000 { return true }
+        return false
     }
 
     /// What `read()` found.
@@ -147,6 +197,8 @@ final class Terminal {
         case KEY_RIGHT: return .right
         case KEY_HOME: return .home
         case KEY_END: return .end
+        case KEY_PPAGE: return .pageUp
+        case KEY_NPAGE: return .pageDown
         case KEY_ENTER: return .enter
         case KEY_BACKSPACE: return .backspace
         case KEY_DC: return .delete

@@ -23,6 +23,7 @@ final class TerminalSession: Sendable {
     private struct Mailbox {
         var canvas: Canvas?
         var repaint = false
+        var bell = false
         var stopping = false
         var finished = false
         var waiters: [CheckedContinuation<Void, Never>] = []
@@ -35,8 +36,9 @@ final class TerminalSession: Sendable {
     /// Starts the thread; it takes over the terminal and reports through `onInput` (called on that thread).
     /// - Parameters:
     ///   - ascii: draw with ASCII only.
+    ///   - hyperlinks: wrap linked text in OSC 8 hyperlinks.
     ///   - onInput: receives every `Input`; must not block.
-    init(ascii: Bool, onInput: @escaping @Sendable (Input) -> Void) {
+    init(ascii: Bool, hyperlinks: Bool = false, onInput: @escaping @Sendable (Input) -> Void) {
         var fds: [Int32] = [-1, -1]
         if pipe(&fds) == 0 {
             for fd in fds { _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK) }
@@ -44,7 +46,7 @@ final class TerminalSession: Sendable {
         wakeRead = fds[0]
         wakeWrite = fds[1]
         let thread = Thread { [self] in
-            run(ascii: ascii, onInput: onInput)
+            run(ascii: ascii, hyperlinks: hyperlinks, onInput: onInput)
         }
         thread.name = "alertctl-terminal"
         thread.start()
@@ -67,6 +69,12 @@ final class TerminalSession: Sendable {
         wake()
     }
 
+    /// Rings the terminal's bell on the next draw.
+    func ring() {
+        mailbox.withLock { $0.bell = true }
+        wake()
+    }
+
     /// Gives the terminal back and waits until it has been restored.
     func stop() async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
@@ -86,8 +94,9 @@ final class TerminalSession: Sendable {
 
     // MARK: the terminal thread
 
-    private func run(ascii: Bool, onInput: @Sendable (Input) -> Void) {
+    private func run(ascii: Bool, hyperlinks: Bool, onInput: @Sendable (Input) -> Void) {
         let terminal = Terminal()
+        terminal.hyperlinks = hyperlinks
         do {
             try terminal.start(ascii: ascii)
             let size = terminal.size
@@ -123,14 +132,16 @@ final class TerminalSession: Sendable {
                     onInput(.resized(rows: size.rows, columns: size.columns))
                 }
             }
-            let (canvas, repaint, stopping) = mailbox.withLock { box in
+            let (canvas, repaint, bell, stopping) = mailbox.withLock { box in
                 defer {
                     box.canvas = nil
                     box.repaint = false
+                    box.bell = false
                 }
-                return (box.canvas, box.repaint, box.stopping)
+                return (box.canvas, box.repaint, box.bell, box.stopping)
             }
             if stopping { return }
+            if bell { terminal.bell() }
             if let canvas { shown = canvas }
             if let shown, canvas != nil || repaint { terminal.draw(shown, repaint: repaint) }
             // SIGWINCH may land on another thread and not interrupt this poll: look again every 200 ms.

@@ -34,6 +34,13 @@ struct TextStyle: Hashable, Sendable {
         return style
     }
 
+    /// This style, underlined (how links are drawn).
+    func underlined() -> TextStyle {
+        var style = self
+        style.underline = true
+        return style
+    }
+
     /// This style, bold when `on`.
     func emboldened(_ on: Bool = true) -> TextStyle {
         var style = self

@@ -1,0 +1,102 @@
+@testable import AlertAPI
+import BuildInfo
+import MicroHTTP
+import Testing
+
+/// alertd's command line: `--flag value` and `--flag=value` alike, empty values, `--version`, `--trusted-proxy`.
+@Suite("alertd command line")
+struct CommandLineTests {
+    /// Every flag `--help` lists as taking a value.
+    static let valueFlags: [String] = AlertdConfiguration.usage.split(separator: "\n").compactMap { line in
+        let words = line.split(separator: " ")
+        return words.count >= 2 && words[0].hasPrefix("--") && words[1] == "VALUE" ? String(words[0]) : nil
+    }
+
+    static func configuration(_ arguments: [String], _ environment: [String: String] = [:]) throws
+        -> AlertdConfiguration
+    {
+        guard case .run(let configuration) = try AlertdConfiguration.command(
+            arguments: arguments, environment: environment)
+        else { throw RawHTTPError(description: "not a run command: \(arguments)") }
+        return configuration
+    }
+
+    @Test("--flag= with an empty value is refused for every flag, and never takes the next argument as its value")
+    func emptyInlineValues() throws {
+        #expect(Self.valueFlags.count >= 20, "\(Self.valueFlags)")
+        #expect(Self.valueFlags.contains("--host") && Self.valueFlags.contains("--trusted-proxy"))
+        for flag in Self.valueFlags {
+            do {
+                _ = try AlertdConfiguration.command(arguments: ["\(flag)=", "--port", "9000"], environment: [:])
+                Issue.record("\(flag)= was accepted")
+            } catch {
+                #expect(error.description.hasPrefix("\(flag) '' is not valid")
+                    || error.description.contains("cannot read the tokens file ''"), "\(flag)=: \(error)")
+            }
+        }
+        do {
+            _ = try AlertdConfiguration.command(arguments: ["--insecure="], environment: [:])
+            Issue.record("--insecure= was accepted")
+        } catch {
+            #expect(error.description == "--insecure takes no value")
+        }
+    }
+
+    @Test("--flag=value equals --flag value; only the first = splits, so a value may hold one")
+    func inlineValues() throws {
+        let inline = try Self.configuration(["--host=::1", "--port=9000", "--webhook-allow=a.test,10.0.0.0/8",
+                                             "--trusted-proxy=10.0.0.1"])
+        let spaced = try Self.configuration(["--host", "::1", "--port", "9000", "--webhook-allow", "a.test,10.0.0.0/8",
+                                             "--trusted-proxy", "10.0.0.1"])
+        #expect(inline.http.host == "::1" && spaced.http.host == "::1")
+        #expect(inline.http.port == 9000 && spaced.http.port == 9000)
+        #expect(inline.webhooks.rules == spaced.webhooks.rules)
+        #expect(inline.http.trustedProxies == spaced.http.trustedProxies)
+        #expect(try Self.configuration(["--host=a=b", "--insecure"]).http.host == "a=b")
+        #expect(throws: ConfigurationError.self) { try Self.configuration(["--host"]) }
+    }
+
+    @Test("--version prints the version and the git revision alertd was built from")
+    func version() throws {
+        guard case .version(let line) = try AlertdConfiguration.command(arguments: ["--version"], environment: [:])
+        else {
+            Issue.record("--version does not print the version")
+            return
+        }
+        #expect(line == "alertd \(BuildInfo.version) (git \(BuildInfo.revision))")
+        #expect(BuildInfo.version.first?.isNumber == true, "VERSION: \(BuildInfo.version)")
+        #expect(BuildInfo.revision == "unknown"
+            || (BuildInfo.revision.count >= 7 && BuildInfo.revision.allSatisfy(\.isHexDigit)), "\(BuildInfo.revision)")
+        #expect(AlertdConfiguration.usage.contains("--version"))
+    }
+
+    @Test("--trusted-proxy and ALERTD_TRUSTED_PROXY take IPv4 and IPv6 addresses and CIDR networks")
+    func trustedProxies() throws {
+        #expect(try Self.configuration([]).http.trustedProxies.isEmpty, "no proxy is trusted by default")
+        let proxies = try Self.configuration(["--trusted-proxy", "127.0.0.1, 10.1.0.0/16,fd00::/8,::1"])
+            .http.trustedProxies
+        #expect(proxies.map(\.description) == ["127.0.0.1", "10.1.0.0/16", "fd00::/8", "::1"])
+        #expect(try Self.configuration([], ["ALERTD_TRUSTED_PROXY": "192.0.2.7"]).http.trustedProxies
+            == [try #require(IPNetwork("192.0.2.7"))])
+        for bad in ["", ",", "10.0.0.1,", "proxy.example.com", "10.0.0.0/33", "fd00::/129", "10.0.0.1/", "10.0.0/8",
+                    "10.0.0.1/08"] {
+            #expect(throws: ConfigurationError.self, "'\(bad)'") {
+                try Self.configuration(["--trusted-proxy", bad])
+            }
+        }
+    }
+
+    @Test("Networks match IPv4, IPv6 and IPv4-mapped IPv6 peers by prefix")
+    func networks() throws {
+        let network = try #require(IPNetwork("10.1.0.0/16"))
+        #expect(network.contains("10.1.255.3"))
+        #expect(network.contains("::ffff:10.1.0.9"), "an IPv4 peer of an IPv6 listener")
+        #expect(!network.contains("10.2.0.1"))
+        #expect(!network.contains("not an address"))
+        let single = try #require(IPNetwork("::1"))
+        #expect(single.contains("::1") && !single.contains("::2"))
+        let v6 = try #require(IPNetwork("2001:db8:abcd::/48"))
+        #expect(v6.contains("2001:db8:abcd:12::7") && !v6.contains("2001:db8:abce::1"))
+        #expect(try #require(IPNetwork("0.0.0.0/0")).contains("203.0.113.9"))
+    }
+}

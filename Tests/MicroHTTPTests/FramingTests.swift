@@ -1,0 +1,154 @@
+import Foundation
+import HTTPTestSupport
+import MicroHTTP
+import Testing
+
+/// The attack battery's malformed framing (issue 11, items 6 and 7), as raw bytes: each request gets
+/// one 4xx (or 501/505) answer and its connection closed, and neither it nor anything smuggled behind
+/// it reaches the handler.
+@Suite("Request framing (RFC 9112)")
+struct FramingTests {
+    /// A request line and headers, then `rest` (a body, a smuggled request).
+    static func head(_ lines: [String], _ rest: String = "") -> [UInt8] {
+        Array((lines.joined(separator: "\r\n") + "\r\n\r\n" + rest).utf8)
+    }
+
+    static let smuggled = "GET /smuggled HTTP/1.1\r\nHost: x\r\n\r\n"
+
+    /// Requests alertd refuses itself, before the handler, with the status they get.
+    static let refused: [(String, [UInt8], Int)] = [
+        ("Content-Length and Transfer-Encoding",
+         head(["POST /x HTTP/1.1", "Host: x", "Content-Length: 4", "Transfer-Encoding: chunked"],
+              "0\r\n\r\n" + smuggled), 400),
+        ("two differing Content-Lengths",
+         head(["POST /x HTTP/1.1", "Host: x", "Content-Length: 0", "Content-Length: 35"], smuggled), 400),
+        ("a space before the colon",
+         head(["POST /x HTTP/1.1", "Host: x", "Transfer-Encoding : chunked"], "0\r\n\r\n" + smuggled), 400),
+        ("HTTP/1.1 without Host", head(["GET /x HTTP/1.1"]), 400),
+        ("two Hosts", head(["GET /x HTTP/1.1", "Host: x", "Host: y"]), 400),
+        ("an unknown transfer coding", head(["POST /x HTTP/1.1", "Host: x", "Transfer-Encoding: gzip"], "abc"), 400),
+        ("chunked not last", head(["POST /x HTTP/1.1", "Host: x", "Transfer-Encoding: chunked, gzip"]), 400),
+        ("a coding before chunked", head(["POST /x HTTP/1.1", "Host: x", "Transfer-Encoding: gzip, chunked"]), 501),
+        ("HTTP/1.0 with Transfer-Encoding",
+         head(["POST /x HTTP/1.0", "Transfer-Encoding: chunked"], "0\r\n\r\n"), 400),
+        ("a space in the target", head(["GET /a b HTTP/1.1", "Host: x"]), 400),
+        ("a control byte in the target", head(["GET /a\u{1}b HTTP/1.1", "Host: x"]), 400),
+    ]
+
+    @Test("Each is refused with its status, through the handler, and the connection closed",
+          arguments: refused.indices)
+    func refusedFraming(_ index: Int) async throws {
+        let (name, bytes, status) = Self.refused[index]
+        let probe = ProbeHandler()
+        try await withEchoServer(handler: probe) { server in
+            let watch = ContinuousClock.now
+            let answer = try await Wire.run(port: server.port) { wire in
+                try wire.send(String(decoding: bytes, as: UTF8.self))
+                return try wire.readToEnd()
+            }
+            let response = try RawHTTP.parse(answer)
+            #expect(response.status == status, "\(name): \(response)")
+            #expect(response.headers["connection"] == "close", "\(name)")
+            #expect(response.text == "refused: \(status)\n", "\(name): the handler's response, not libmicrohttpd's")
+            #expect(String(decoding: answer, as: UTF8.self).components(separatedBy: "HTTP/1.1 ").count == 2,
+                    "\(name): one response, nothing for a smuggled request")
+            #expect(probe.handled == 0, "\(name): never reaches the handler")
+            #expect(probe.failures == 1, "\(name): the handler renders (logs, counts) the refusal once")
+            #expect(ContinuousClock.now - watch < TestTime.bound(.seconds(3)), "\(name): at once, not at a timeout")
+        }
+    }
+
+    @Test("Header lines that nearly fill the connection's memory get the handler's 431, not a silent close",
+          arguments: [7_775, 7_850, 7_925])
+    func headersNearConnectionMemory(_ size: Int) async throws {
+        try await withEchoServer(handler: ProbeHandler()) { server in
+            let line = "X-Big: " + String(repeating: "b", count: size - 9)
+            let response = try await RawHTTP.exchange(Self.head(["GET / HTTP/1.1", "Host: x", line]), port: server.port,
+                                                      timeout: TestTime.bound(5))
+            #expect(response.status == 431)
+            #expect(response.text == "refused: 431\n")
+        }
+    }
+
+    @Test("A target of about 8,100 bytes gets the handler's 414 at once, not a 408 after the head timeout",
+          arguments: [7_900, 8_100])
+    func targetNearConnectionMemory(_ size: Int) async throws {
+        try await withEchoServer(handler: ProbeHandler()) { server in
+            let watch = ContinuousClock.now
+            let target = "/?q=" + String(repeating: "a", count: size - 4)
+            let response = try await RawHTTP.exchange(Self.head(["GET \(target) HTTP/1.1", "Host: x"]),
+                                                      port: server.port, timeout: TestTime.bound(5))
+            #expect(response.status == 414)
+            #expect(response.text == "refused: 414\n")
+            #expect(ContinuousClock.now - watch < TestTime.bound(.seconds(3)))
+        }
+    }
+
+    @Test("A body that stops short of its Content-Length gets 408 at --body-timeout, not a silent idle close")
+    func bodyStopsShort() async throws {
+        let probe = ProbeHandler()
+        try await withEchoServer(handler: probe, { $0.bodyTimeout = 1 }) { server in
+            let watch = ContinuousClock.now
+            let answer = try await Wire.run(port: server.port) { wire in
+                try wire.send("POST /now HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{\"title\":")
+                return try wire.readToEnd()
+            }
+            let response = try RawHTTP.parse(answer)
+            #expect(response.status == 408)
+            #expect(response.text == "refused: 408\n")
+            #expect(ContinuousClock.now - watch < TestTime.bound(.seconds(3)), "1 s plus a watchdog pass, not 30 s")
+            #expect(probe.handled == 0)
+        }
+    }
+
+    @Test("The path reaches the handler as sent; the query is decoded")
+    func rawPath() async throws {
+        try await withEchoServer { server in
+            let response = try await RawHTTP.exchange(RawHTTP.request("GET", "/a%2Fb%00c?x=%2F%20y&z=a+b"),
+                                                      port: server.port)
+            #expect(response.text == "GET /a%2Fb%00c ?x=/ y&z=a b body=0")
+        }
+    }
+
+    @Test("Trailing spaces and tabs of header values are not part of the value (RFC 9110 §5.5)")
+    func trailingWhitespace() async throws {
+        let probe = ProbeHandler()
+        try await withEchoServer(handler: probe) { server in
+            let response = try await RawHTTP.exchange(
+                Self.head(["GET /header HTTP/1.1", "Host: x", "X-Key:  k \t", "Connection: close"]), port: server.port)
+            #expect(response.text == "[k]")
+        }
+    }
+
+    /// libmicrohttpd 0.9.75 answers these itself, before any callback alertd could refuse them in sees
+    /// the head (the version before the URI log callback, the rest before the first handler call), with
+    /// its own HTML page; for a bad Content-Length it sends the status line and headers twice. What holds:
+    /// a 4xx or 505, the connection closed, and the handler never runs.
+    static let answeredByLibmicrohttpd: [(String, [UInt8])] = [
+        ("Content-Length: -1", head(["POST /x HTTP/1.1", "Host: x", "Content-Length: -1"])),
+        ("Content-Length: +13", head(["POST /x HTTP/1.1", "Host: x", "Content-Length: +13"], "{\"title\":\"t\"}")),
+        ("Content-Length: 13, 13", head(["POST /x HTTP/1.1", "Host: x", "Content-Length: 13, 13"], "{\"title\":\"t\"}")),
+        ("Content-Length: 2^64", head(["POST /x HTTP/1.1", "Host: x", "Content-Length: 18446744073709551616"])),
+        ("HTTP/0.9", Array("GET /x\r\n".utf8)),
+        ("a header without a colon", head(["GET /x HTTP/1.1", "Host: x", "NoColon"])),
+        ("a too-large chunk size",
+         head(["POST /x HTTP/1.1", "Host: x", "Transfer-Encoding: chunked"], "FFFFFFFFFFFFFFFFFF\r\nabc\r\n")),
+        ("HTTP/2.0", head(["GET /x HTTP/2.0", "Host: x"])),
+    ]
+
+    @Test("Malformed heads libmicrohttpd answers itself are closed with a 4xx or 505 and never run",
+          arguments: answeredByLibmicrohttpd.indices)
+    func answeredByLibrary(_ index: Int) async throws {
+        let (name, bytes) = Self.answeredByLibmicrohttpd[index]
+        let probe = ProbeHandler()
+        try await withEchoServer(handler: probe) { server in
+            let response = try await RawHTTP.exchange(bytes, port: server.port, timeout: TestTime.bound(5))
+            #expect((400..<500).contains(response.status) || response.status == 505, "\(name): \(response)")
+            #expect(response.headers["connection"] == "close", "\(name)")
+            #expect(probe.handled == 0, "\(name)")
+            withKnownIssue("libmicrohttpd 0.9.75 sends its own HTML page; no callback sees the head first") {
+                #expect(response.text.hasPrefix("refused: "), "\(name): \(response)")
+            }
+        }
+    }
+}
