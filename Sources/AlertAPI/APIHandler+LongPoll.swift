@@ -51,6 +51,30 @@ extension APIHandler {
         }
     }
 
+    /// A producer's blocking list query: waits on a task until one of `owner`'s alerts changes after `index` (other
+    /// producers' changes wake the task, which finds nothing it may see and waits again) or `wait` passes, then lists.
+    func whenOwnChanged(_ request: ListRequest, index: UInt64, owner: String) -> HTTPReply {
+        let store = self.store
+        let query = request.query
+        let deadline = ContinuousClock.now + request.wait
+        return .deferred {
+            while true {
+                let timedOut = ContinuousClock.now >= deadline || Task.isCancelled
+                let step: (page: AlertPage?, seen: UInt64) = await store.run { @Sendable (store: isolated AlertStore) in
+                    let changed = timedOut || store.index(visibleTo: owner) > index
+                    return (changed ? store.visibleList(query) : nil, store.index)
+                }
+                if let page = step.page { return .response(Self.listResponse(page)) }
+                let seen = step.seen
+                do throws(AlertStoreError) {
+                    _ = try await store.waitForChange(after: seen, timeout: deadline - .now)
+                } catch {
+                    return .response(Problem(error).response)
+                }
+            }
+        }
+    }
+
     /// Registers a callback waiter on the store at once when it is idle, else from a short task, and
     /// has the transport cancel it when the client hangs up or the server gives up on the request.
     /// A registration that fails answers the request with its problem.

@@ -1,7 +1,7 @@
 import AlertAPI
 import Foundation
 
-// alertd: reads its configuration, starts the app, serves until SIGTERM or SIGINT.
+// alertd: reads its configuration, starts the app, serves until SIGTERM or SIGINT; SIGHUP reloads the tokens file.
 signal(SIGPIPE, SIG_IGN)
 let command: AlertdCommand
 do {
@@ -15,7 +15,7 @@ switch command {
 case .help(let usage):
     print(usage, terminator: "")
 case .run(let configuration):
-    let signals = Signals([SIGTERM, SIGINT])
+    let signals = Signals([SIGTERM, SIGINT, SIGHUP])
     let app: AlertdApp
     do {
         app = try AlertdApp(configuration: configuration)
@@ -26,7 +26,11 @@ case .run(let configuration):
     // No string interpolation in this top-level code before an `await`: Swift 6.3 leaks the string (LeakSanitizer).
     print("alertd listening on", app.url)
     fflush(nil)
-    let signal = await signals.first()
+    var signal = await signals.next()
+    while signal == SIGHUP {
+        app.reloadTokens()
+        signal = await signals.next()
+    }
     print("alertd: received", signal == SIGTERM ? "SIGTERM," : "SIGINT,", "shutting down")
     fflush(nil)
     await app.shutdown()
