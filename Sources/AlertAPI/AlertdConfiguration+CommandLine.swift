@@ -33,6 +33,19 @@ extension AlertdConfiguration {
         }
     }
 
+    /// A comma-separated list, each item trimmed and valid, at least one.
+    private static func list(
+        _ isValid: @escaping @Sendable (String) -> Bool,
+        _ set: @escaping @Sendable (inout AlertdConfiguration, [String]) -> Void
+    ) -> @Sendable (inout AlertdConfiguration, String) throws(ConfigurationError) -> Bool {
+        { configuration, text in
+            let items = text.split(separator: ",").map { String($0).trimmingCharacters(in: .whitespaces) }
+            guard !items.isEmpty, items.allSatisfy(isValid) else { return false }
+            set(&configuration, items)
+            return true
+        }
+    }
+
     private static let options: [Option] = [
         Option(flag: "--host", environment: "ALERTD_HOST", help: "address to bind (default 127.0.0.1)") {
             $0.http.host = $1
@@ -109,20 +122,12 @@ extension AlertdConfiguration {
         },
         Option(flag: "--allow-origin", environment: "ALERTD_ALLOW_ORIGIN",
                help: "without tokens: web origins (http[s]://host[:port]) whose requests are served, comma-separated "
-                   + "(default none)") {
-            let origins = $1.split(separator: ",").map { String($0).trimmingCharacters(in: .whitespaces) }
-            guard !origins.isEmpty, origins.allSatisfy(BrowserGuard.isOrigin) else { return false }
-            $0.allowedOrigins = origins
-            return true
-        },
+                   + "(default none)",
+               apply: list(BrowserGuard.isOrigin) { $0.allowedOrigins = $1 }),
         Option(flag: "--allow-host", environment: "ALERTD_ALLOW_HOST",
                help: "without tokens: Host names served besides localhost, IP addresses and --host, comma-separated "
-                   + "(default none)") {
-            let hosts = $1.split(separator: ",").map { String($0).trimmingCharacters(in: .whitespaces) }
-            guard !hosts.isEmpty, hosts.allSatisfy(BrowserGuard.isHostName) else { return false }
-            $0.allowedHosts = hosts
-            return true
-        },
+                   + "(default none)",
+               apply: list(BrowserGuard.isHostName) { $0.allowedHosts = $1 }),
         Option(flag: "--insecure", environment: "ALERTD_INSECURE",
                help: "allow serving without tokens on a non-loopback address", takesValue: false) {
             guard $1 == "on" || $1 == "off" else { return false }
