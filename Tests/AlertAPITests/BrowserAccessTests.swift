@@ -79,7 +79,8 @@ struct BrowserAccessTests {
     func tokensDecide() async throws {
         try await AccessControlTests.withTokens { server in
             let bearer = "Authorization: Bearer \(AccessControlTests.ci)\r\n"
-            var request = Self.browserRequest("GET", "/v1/alerts", host: "alertd.example", origin: "http://evil.example")
+            var request = Self.browserRequest("GET", "/v1/alerts", host: "alertd.example",
+                                              origin: "http://evil.example")
             request.insert(contentsOf: Array(bearer.utf8), at: request.count - 2)
             let listed = try await server.raw(request)
             #expect(listed.status == 200, "\(listed.text)")

@@ -25,8 +25,8 @@ struct TokenReloadTests {
     }
 
     static func status(_ token: String, port: Int) async throws -> Int {
-        try await RawHTTP.exchange(RawHTTP.request("GET", "/v1/alerts", headers: [("Authorization", "Bearer \(token)")]),
-                                   port: port).status
+        let request = RawHTTP.request("GET", "/v1/alerts", headers: [("Authorization", "Bearer \(token)")])
+        return try await RawHTTP.exchange(request, port: port).status
     }
 
     /// Waits until alertd's standard error holds `text`; fails the test when it never does.
@@ -37,7 +37,8 @@ struct TokenReloadTests {
             if alertd.standardError.contains(text) { return }
             try await Task.sleep(for: .milliseconds(20))
         }
-        Issue.record("alertd never logged '\(text)': \(alertd.standardError.suffix(2000))", sourceLocation: sourceLocation)
+        Issue.record("alertd never logged '\(text)': \(alertd.standardError.suffix(2000))",
+                     sourceLocation: sourceLocation)
     }
 
     @Test("SIGHUP reloads the tokens file: a new token works, a removed one is refused, alertd keeps serving")
