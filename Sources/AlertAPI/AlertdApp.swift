@@ -11,6 +11,9 @@ public final class AlertdApp: Sendable {
     private let sink: LogSink?
     /// Held here, not by the relay: the store holds the relay and the sender holds the store.
     private let webhooks: WebhookSender
+    /// The tokens in force; `reloadTokens()` replaces them.
+    private let tokens: LiveTokens
+    private let log: AccessLog
 
     /// Starts serving at once.
     /// - Parameter configuration: address, limits, retention and tokens.
@@ -26,6 +29,12 @@ public final class AlertdApp: Sendable {
         self.store = store
         sink = configuration.logDescriptor.map(LogSink.init(descriptor:))
         let log = AccessLog(sink: sink, logRequests: configuration.logRequests)
+        self.log = log
+        let tokens = LiveTokens(configuration.tokens)
+        self.tokens = tokens
+        let browsers = tokens.isOpen ? BrowserGuard(origins: configuration.allowedOrigins,
+                                                    hosts: configuration.allowedHosts,
+                                                    listenHost: configuration.http.host) : nil
         let metrics = Metrics()
         // Webhook connections get descriptors of their own, which serving leaves free.
         let outbound = WebhookSender.connectionLimit(fileLimit: FileLimit.hard)
@@ -33,7 +42,7 @@ public final class AlertdApp: Sendable {
         webhooks = sender
         relay.connect(sender)
         let handler = APIHandler(store: store, metrics: metrics, log: log, webhooks: configuration.webhooks,
-                                 keepAlive: configuration.eventKeepAlive, tokens: configuration.tokens,
+                                 keepAlive: configuration.eventKeepAlive, tokens: tokens, browsers: browsers,
                                  waits: ClientWaits(limit: configuration.waitsPerClient))
         var http = configuration.http
         http.reservedDescriptors += outbound
@@ -42,6 +51,35 @@ public final class AlertdApp: Sendable {
             log.event("warn", "serving without access tokens on a non-loopback address (--insecure)",
                       ["host": configuration.http.host])
         }
+    }
+
+    /// Reads the tokens file again and serves with its tokens (and those of `ALERTD_TOKENS`) from the next request
+    /// on, all at once; what SIGHUP does. A file that does not load (unreadable, a bad entry, no tokens) changes
+    /// nothing: the tokens in force stay, and the log says why. Without a tokens file it logs that there is nothing
+    /// to reload. Requests already authenticated (a long-poll, an event stream) keep going.
+    /// - Returns: whether new tokens are in force.
+    @discardableResult
+    public func reloadTokens() -> Bool {
+        guard let file = configuration.tokensFile else {
+            log.event("info", "SIGHUP: nothing to reload (no tokens file)")
+            sink?.flush()
+            return false
+        }
+        let loaded: AccessTokens
+        do {
+            loaded = try configuration.loadTokens()
+        } catch {
+            log.event("error", "SIGHUP: kept the tokens in force; the tokens file did not load",
+                      ["file": file, "reason": error.description])
+            sink?.flush()
+            return false
+        }
+        let replaced = tokens.replace(with: loaded)
+        log.event(replaced ? "info" : "error", replaced ? "SIGHUP: reloaded the tokens file"
+                    : "SIGHUP: kept the tokens in force; alertd started without tokens and stays open",
+                  ["file": file, "tokens": String(loaded.count)])
+        sink?.flush()
+        return replaced
     }
 
     /// The bound port.
