@@ -1,9 +1,9 @@
 # alertd image. Build: `make docker` (docker build -t alertd .). Run: docker run -p 8080:8080 alertd
 
-# ---- build: same steps as the README (libmicrohttpd via apt, then swift build -c release)
+# ---- build: same steps as the README (libmicrohttpd and SQLite via apt, then swift build -c release)
 FROM swift:6.1-bookworm AS build
 RUN apt-get update \
- && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends libmicrohttpd-dev libncurses-dev pkg-config \
+ && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends libmicrohttpd-dev libncurses-dev libsqlite3-dev pkg-config \
  && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 # Tests/ is needed too: SwiftPM refuses to load Package.swift when a declared test target's directory is missing.
@@ -16,10 +16,10 @@ RUN swift build -c release --static-swift-stdlib --product alertd \
  && install -D -m 0755 "$(swift build -c release --show-bin-path)/alertd" /out/alertd \
  && install -D -m 0755 "$(swift build -c release --show-bin-path)/alertctl" /out/alertctl
 
-# ---- run: the binary, libmicrohttpd's runtime library, curl for the health check
+# ---- run: the binary, libmicrohttpd's and SQLite's runtime libraries, curl for the health check
 FROM debian:bookworm-slim
 RUN apt-get update \
- && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends libmicrohttpd12 libncursesw6 curl \
+ && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends libmicrohttpd12 libncursesw6 libsqlite3-0 curl \
  && rm -rf /var/lib/apt/lists/* \
  && useradd --system --no-create-home --home-dir /nonexistent --shell /usr/sbin/nologin alertd
 COPY --from=build /out/alertd /out/alertctl /usr/local/bin/

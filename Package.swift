@@ -18,6 +18,12 @@ let package = Package(
             pkgConfig: "libmicrohttpd",
             providers: [.apt(["libmicrohttpd-dev"])]
         ),
+        // C: SQLite from the system (Debian: libsqlite3-dev), for the journal.
+        .systemLibrary(
+            name: "CSQLite",
+            pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"])]
+        ),
         // `Synchronization.Mutex`, or a mutex ThreadSanitizer can see in a `make tsan` build (Lock.swift).
         .target(name: "Locking"),
         // JSON: a byte-level parser and a streaming writer, shared by the API, the journal and alertctl.
@@ -26,6 +32,8 @@ let package = Package(
         .target(name: "MicroHTTP", dependencies: ["CMicroHTTPD", "Locking"]),
         // Model, rules and the AlertStore actor: knows nothing of HTTP.
         .target(name: "AlertCore", dependencies: ["Locking"]),
+        // The store's journal in SQLite: group commit on a writer thread, and the image a restart restores.
+        .target(name: "AlertJournal", dependencies: ["AlertCore", "CSQLite", "JSON", "Locking"]),
         // Routes: HTTP <-> store, JSON shapes, problem+json errors.
         .target(
             name: "AlertAPI",
@@ -51,6 +59,7 @@ let package = Package(
         .target(name: "AlertdTestSupport", dependencies: ["AlertAPI"], path: "Tests/AlertdTestSupport"),
         .testTarget(name: "MicroHTTPTests", dependencies: ["MicroHTTP", "HTTPTestSupport"]),
         .testTarget(name: "AlertCoreTests", dependencies: ["AlertCore", "HTTPTestSupport"]),
+        .testTarget(name: "AlertJournalTests", dependencies: ["AlertJournal", "AlertCore", "HTTPTestSupport"]),
         .testTarget(name: "AlertAPITests", dependencies: ["AlertAPI", "AlertCore", "JSON", "MicroHTTP", "HTTPTestSupport", "AlertdTestSupport", "Locking"]),
         .testTarget(name: "AlertClientTests", dependencies: ["AlertClient", "AlertAPI", "HTTPTestSupport", "AlertdTestSupport", "Locking"]),
         .testTarget(name: "AlertctlTests", dependencies: ["AlertAPI", "HTTPTestSupport", "AlertdTestSupport", "Locking"]),

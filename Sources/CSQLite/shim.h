@@ -1,0 +1,14 @@
+#ifndef CSQLITE_SHIM_H
+#define CSQLITE_SHIM_H
+
+#include <sqlite3.h>
+
+// Shims for what Swift cannot call: SQLITE_TRANSIENT is a macro that casts -1 to a function pointer.
+// Prefixed `CSQLite_`, like swift-nio's `CNIOLinux_` shims.
+
+/// Binds UTF-8 text that SQLite copies before returning (SQLITE_TRANSIENT).
+static inline int CSQLite_bind_text(sqlite3_stmt *statement, int index, const char *text, int length) {
+    return sqlite3_bind_text(statement, index, text, length, SQLITE_TRANSIENT);
+}
+
+#endif
