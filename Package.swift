@@ -59,7 +59,7 @@ let package = Package(
         .target(name: "AlertdTestSupport", dependencies: ["AlertAPI"], path: "Tests/AlertdTestSupport"),
         .testTarget(name: "MicroHTTPTests", dependencies: ["MicroHTTP", "HTTPTestSupport"]),
         .testTarget(name: "AlertCoreTests", dependencies: ["AlertCore", "HTTPTestSupport"]),
-        .testTarget(name: "AlertJournalTests", dependencies: ["AlertJournal", "AlertCore", "HTTPTestSupport"]),
+        .testTarget(name: "AlertJournalTests", dependencies: ["AlertJournal", "AlertCore", "CSQLite", "HTTPTestSupport", "Locking"]),
         .testTarget(name: "AlertAPITests", dependencies: ["AlertAPI", "AlertCore", "JSON", "MicroHTTP", "HTTPTestSupport", "AlertdTestSupport", "Locking"]),
         .testTarget(name: "AlertClientTests", dependencies: ["AlertClient", "AlertAPI", "HTTPTestSupport", "AlertdTestSupport", "Locking"]),
         .testTarget(name: "AlertctlTests", dependencies: ["AlertAPI", "HTTPTestSupport", "AlertdTestSupport", "Locking"]),

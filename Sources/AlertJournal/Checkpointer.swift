@@ -73,8 +73,9 @@ final class Checkpointer: Sendable {
             let (stopping, requested, frames) = state.withLock { ($0.stopping, $0.requested, $0.frames) }
             if stopping { return }
             if signalled, requested {
-                let (log, copied) = checkpoint(connection, SQLITE_CHECKPOINT_PASSIVE)
-                if log >= Self.catchUpFrames, copied < log {
+                _ = checkpoint(connection, SQLITE_CHECKPOINT_PASSIVE)
+                // Commits went on meanwhile; past the catch-up size, copy their frames with commits held off.
+                if state.withLock({ $0.frames }) >= Self.catchUpFrames {
                     gate.withLock { _ in _ = checkpoint(connection, SQLITE_CHECKPOINT_PASSIVE) }
                 }
                 state.withLock { $0.requested = false }

@@ -30,7 +30,7 @@ enum DataDirectory {
             return
         }
         guard errno == ENOENT else {
-            throw JournalOpenError(.directory, "cannot use the data directory \(path): \(errorText())")
+            throw JournalOpenError(.directory, "cannot create the data directory \(path): \(errorText())")
         }
         if let slash = path.lastIndex(of: "/"), slash != path.startIndex {
             try make(String(path[..<slash]))

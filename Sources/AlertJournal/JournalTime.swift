@@ -18,3 +18,11 @@ enum JournalTime {
         Date(timeIntervalSinceReferenceDate: Double(milliseconds - referenceOffset) / 1000)
     }
 }
+
+extension SQLiteJournal {
+    /// `date` as the journal keeps it: the nearest whole millisecond (the API's precision). A store that makes its
+    /// dates with this restores alerts equal to the ones it served.
+    public static func storedDate(_ date: Date) -> Date {
+        JournalTime.date(JournalTime.milliseconds(date))
+    }
+}

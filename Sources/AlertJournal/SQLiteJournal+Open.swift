@@ -46,6 +46,8 @@ extension SQLiteJournal {
             try JournalWriter(connection: connection, image: image, eventHistory: eventHistory)
         }
         let reader = try opening.connect()
+        // A connection opens the WAL at its first read; until then it cannot checkpoint it.
+        _ = try opening.run { () throws(SQLiteError) in try reader.integer("SELECT count(*) FROM sqlite_schema") }
         let checkpointer = Checkpointer(connection: reader)
         return (SQLiteJournal(directory: directory, writer: writer, checkpointer: checkpointer, lock: lock), image)
     }
