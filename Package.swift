@@ -9,6 +9,7 @@ let package = Package(
         .executable(name: "alertctl", targets: ["alertctl"]),
         .library(name: "AlertClient", targets: ["AlertClient"]),
         .library(name: "AlertCore", targets: ["AlertCore"]),
+        .library(name: "AlertJournal", targets: ["AlertJournal"]),
         .library(name: "MicroHTTP", targets: ["MicroHTTP"]),
     ],
     targets: [
@@ -40,7 +41,7 @@ let package = Package(
             dependencies: ["MicroHTTP", "AlertCore", "JSON", "Locking"],
             plugins: ["EmbedResource"]
         ),
-        .executableTarget(name: "alertd", dependencies: ["AlertAPI"]),
+        .executableTarget(name: "alertd", dependencies: ["AlertAPI", "AlertJournal"]),
 
         // The seeds' AlertController API over HTTP; no server types, only JSON.
         .target(name: "AlertClient", dependencies: ["Locking"]),
@@ -59,7 +60,10 @@ let package = Package(
         .target(name: "AlertdTestSupport", dependencies: ["AlertAPI"], path: "Tests/AlertdTestSupport"),
         .testTarget(name: "MicroHTTPTests", dependencies: ["MicroHTTP", "HTTPTestSupport"]),
         .testTarget(name: "AlertCoreTests", dependencies: ["AlertCore", "HTTPTestSupport"]),
-        .testTarget(name: "AlertJournalTests", dependencies: ["AlertJournal", "AlertCore", "CSQLite", "HTTPTestSupport", "Locking"]),
+        .testTarget(
+            name: "AlertJournalTests",
+            dependencies: ["AlertJournal", "AlertCore", "CSQLite", "HTTPTestSupport", "Locking"]
+        ),
         .testTarget(name: "AlertAPITests", dependencies: ["AlertAPI", "AlertCore", "JSON", "MicroHTTP", "HTTPTestSupport", "AlertdTestSupport", "Locking"]),
         .testTarget(name: "AlertClientTests", dependencies: ["AlertClient", "AlertAPI", "HTTPTestSupport", "AlertdTestSupport", "Locking"]),
         .testTarget(name: "AlertctlTests", dependencies: ["AlertAPI", "HTTPTestSupport", "AlertdTestSupport", "Locking"]),

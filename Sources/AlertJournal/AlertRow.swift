@@ -16,8 +16,21 @@ enum AlertRow {
     /// `?, ?, …` for `columns`.
     static let placeholders = Array(repeating: "?", count: Int(columnCount)).joined(separator: ", ")
 
+    /// An alert's JSON columns, encoded once for the alert's row and its event's.
+    struct Encoded {
+        var buttons: [UInt8]
+        var fields: [UInt8]
+        var result: [UInt8]?
+
+        init(_ alert: Alert) {
+            buttons = AlertButton.journalJSON(alert.buttons)
+            fields = AlertField.journalJSON(alert.fields)
+            result = alert.result?.journalJSON
+        }
+    }
+
     /// Binds `alert` to parameters `first ..< first + columnCount`.
-    static func bind(_ alert: Alert, to statement: SQLiteStatement, from first: Int32) {
+    static func bind(_ alert: Alert, _ encoded: Encoded, to statement: SQLiteStatement, from first: Int32) {
         statement.bind(Int64(bitPattern: alert.sequence), at: first)
         statement.bind(alert.id.rawValue, at: first + 1)
         statement.bind(alert.owner, at: first + 2)
@@ -27,12 +40,12 @@ enum AlertRow {
         statement.bind(alert.style.rawValue, at: first + 6)
         statement.bind(alert.tag, at: first + 7)
         statement.bind(alert.animated ? 1 : 0, at: first + 8)
-        statement.bind(text: AlertButton.journalJSON(alert.buttons), at: first + 9)
-        statement.bind(text: AlertField.journalJSON(alert.fields), at: first + 10)
+        statement.bind(text: encoded.buttons, at: first + 9)
+        statement.bind(text: encoded.fields, at: first + 10)
         statement.bind(JournalTime.milliseconds(alert.createdAt), at: first + 11)
         statement.bind(alert.expiresAt.map(JournalTime.milliseconds), at: first + 12)
         bindDelivery(alert.delivery, to: statement, from: first + 13)
-        bindResult(alert.result, to: statement, at: first + 18)
+        statement.bind(text: encoded.result, at: first + 18)
     }
 
     /// Binds a delivery to five parameters: callback, state, attempts, last error, last attempt.
@@ -42,11 +55,6 @@ enum AlertRow {
         statement.bind(delivery.map { Int64($0.attempts) }, at: first + 2)
         statement.bind(delivery?.lastError, at: first + 3)
         statement.bind(delivery?.lastAttemptAt.map(JournalTime.milliseconds), at: first + 4)
-    }
-
-    /// Binds a result as JSON, or NULL.
-    static func bindResult(_ result: AlertResult?, to statement: SQLiteStatement, at index: Int32) {
-        statement.bind(text: result?.journalJSON, at: index)
     }
 
     /// Reads the alert in columns `first ..< first + columnCount` of the current row.

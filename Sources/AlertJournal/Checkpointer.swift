@@ -5,8 +5,9 @@ import Locking
 
 /// Checkpoints the write-ahead log on a thread and a connection of its own, so that a commit does not wait for one.
 ///
-/// The writer's connection has auto-checkpoint off; its WAL hook calls `walGrew(frames:)` after each commit. When
-/// the WAL holds `passiveFrames` frames, the checkpointer runs a `PASSIVE` checkpoint beside the commits. SQLite
+/// The writer's connection has auto-checkpoint off; its WAL hook calls `walGrew(frames:)` after each commit. Each
+/// time the WAL has grown by `passiveFrames` frames, the checkpointer runs a `PASSIVE` checkpoint beside the
+/// commits (not after every commit: each checkpoint flushes the database file). SQLite
 /// restarts the WAL from its start at the first commit after a checkpoint that copied every frame back; under a
 /// load that never pauses the writer is always a few frames ahead, so once the WAL holds `catchUpFrames` the
 /// checkpointer copies the last frames with commits held off (`gate`), which takes as long as those few frames.
@@ -22,6 +23,8 @@ final class Checkpointer: Sendable {
     private struct State {
         /// The WAL's frames after the last commit (0 after a truncation).
         var frames: Int32 = 0
+        /// The WAL's frames when the last passive checkpoint ran (0 after the WAL started over).
+        var checkpointed: Int32 = 0
         /// A passive checkpoint was asked for and has not run yet.
         var requested = false
         var stopping = false
@@ -53,7 +56,8 @@ final class Checkpointer: Sendable {
     func walGrew(frames: Int32) {
         let signal = state.withLock { state -> Bool in
             state.frames = frames
-            guard frames >= Self.passiveFrames, !state.requested else { return false }
+            if frames < state.checkpointed { state.checkpointed = 0 }  // the WAL started over
+            guard frames >= state.checkpointed + Self.passiveFrames, !state.requested else { return false }
             state.requested = true
             return true
         }
@@ -73,7 +77,8 @@ final class Checkpointer: Sendable {
             let (stopping, requested, frames) = state.withLock { ($0.stopping, $0.requested, $0.frames) }
             if stopping { return }
             if signalled, requested {
-                _ = checkpoint(connection, SQLITE_CHECKPOINT_PASSIVE)
+                let (log, _) = checkpoint(connection, SQLITE_CHECKPOINT_PASSIVE)
+                state.withLock { $0.checkpointed = max($0.checkpointed, log) }
                 // Commits went on meanwhile; past the catch-up size, copy their frames with commits held off.
                 if state.withLock({ $0.frames }) >= Self.catchUpFrames {
                     gate.withLock { _ in _ = checkpoint(connection, SQLITE_CHECKPOINT_PASSIVE) }

@@ -44,47 +44,15 @@ enum JournalSchema {
             ) STRICT;
             CREATE TABLE alerts (
                 sequence INTEGER PRIMARY KEY,
-                id TEXT NOT NULL UNIQUE,
-                owner TEXT,
-                presenter TEXT NOT NULL,
-                title TEXT NOT NULL,
-                message TEXT NOT NULL,
-                style TEXT NOT NULL,
-                tag INTEGER NOT NULL,
-                animated INTEGER NOT NULL,
-                buttons TEXT NOT NULL,
-                fields TEXT NOT NULL,
-                created_at INTEGER NOT NULL,
-                expires_at INTEGER,
-                callback TEXT,
-                delivery_state TEXT,
-                delivery_attempts INTEGER,
-                delivery_last_error TEXT,
-                delivery_last_attempt_at INTEGER,
-                result TEXT
+                id TEXT NOT NULL,
+                \(version1AlertColumns)
             ) STRICT;
             CREATE TABLE events (
                 idx INTEGER PRIMARY KEY,
                 kind TEXT NOT NULL,
                 sequence INTEGER NOT NULL,
                 id TEXT NOT NULL,
-                owner TEXT,
-                presenter TEXT NOT NULL,
-                title TEXT NOT NULL,
-                message TEXT NOT NULL,
-                style TEXT NOT NULL,
-                tag INTEGER NOT NULL,
-                animated INTEGER NOT NULL,
-                buttons TEXT NOT NULL,
-                fields TEXT NOT NULL,
-                created_at INTEGER NOT NULL,
-                expires_at INTEGER,
-                callback TEXT,
-                delivery_state TEXT,
-                delivery_attempts INTEGER,
-                delivery_last_error TEXT,
-                delivery_last_attempt_at INTEGER,
-                result TEXT
+                \(version1AlertColumns)
             ) STRICT;
             CREATE TABLE idempotency (
                 sequence INTEGER PRIMARY KEY,
@@ -98,6 +66,14 @@ enum JournalSchema {
         insert.bind(newEpoch(), at: 1)
         try insert.run()
     }
+
+    /// The columns of an alert after its sequence number and id, in `alerts` and in `events` (version 1).
+    private static let version1AlertColumns = """
+        owner TEXT, presenter TEXT NOT NULL, title TEXT NOT NULL, message TEXT NOT NULL, style TEXT NOT NULL,
+        tag INTEGER NOT NULL, animated INTEGER NOT NULL, buttons TEXT NOT NULL, fields TEXT NOT NULL,
+        created_at INTEGER NOT NULL, expires_at INTEGER, callback TEXT, delivery_state TEXT,
+        delivery_attempts INTEGER, delivery_last_error TEXT, delivery_last_attempt_at INTEGER, result TEXT
+        """
 
     /// 16 random bytes in hex: the instance identity, made once per data dir.
     static func newEpoch() -> String {

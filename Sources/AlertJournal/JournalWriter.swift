@@ -31,7 +31,8 @@ final class JournalWriter {
         nextSequence = image.nextSequence
         begin = try connection.prepare("BEGIN IMMEDIATE")
         commitStatement = try connection.prepare("COMMIT")
-        insertAlert = try connection.prepare("INSERT INTO alerts (\(AlertRow.columns)) VALUES (\(AlertRow.placeholders))")
+        insertAlert = try connection.prepare(
+            "INSERT INTO alerts (\(AlertRow.columns)) VALUES (\(AlertRow.placeholders))")
         insertEvent = try connection.prepare(
             "INSERT INTO events (idx, kind, \(AlertRow.columns)) VALUES (?, ?, \(AlertRow.placeholders))")
         // A key whose alert is gone (dropped in an earlier batch) may be handed out again: the new row replaces it.
@@ -80,9 +81,10 @@ final class JournalWriter {
     private func apply(_ record: JournalRecord) throws(SQLiteError) {
         switch record {
         case .created(let alert, let event, let idempotency):
-            AlertRow.bind(alert, to: insertAlert, from: 1)
+            let encoded = AlertRow.Encoded(alert)
+            AlertRow.bind(alert, encoded, to: insertAlert, from: 1)
             try insertAlert.run()
-            try insert(event: event, kind: .created, alert)
+            try insert(event: event, kind: .created, alert, encoded)
             nextSequence = max(nextSequence, alert.sequence + 1)
             if let idempotency {
                 insertKey.bind(Int64(bitPattern: alert.sequence), at: 1)
@@ -92,14 +94,15 @@ final class JournalWriter {
                 try insertKey.run()
             }
         case .resolved(let alert, let event):
-            AlertRow.bindResult(alert.result, to: resolveAlert, at: 1)
+            let encoded = AlertRow.Encoded(alert)
+            resolveAlert.bind(text: encoded.result, at: 1)
             AlertRow.bindDelivery(alert.delivery, to: resolveAlert, from: 2)
             resolveAlert.bind(Int64(bitPattern: alert.sequence), at: 7)
             try resolveAlert.run()
             guard let kind = alert.result.flatMap({ AlertEvent.Kind(rawValue: $0.resolution.rawValue) }) else {
                 throw SQLiteError(code: SQLITE_MISUSE, message: "a resolved record has no result")
             }
-            try insert(event: event, kind: kind, alert)
+            try insert(event: event, kind: kind, alert, encoded)
         case .delivery(let sequence, let delivery):
             AlertRow.bindDelivery(delivery, to: updateDelivery, from: 1)
             updateDelivery.bind(Int64(bitPattern: sequence), at: 6)
@@ -112,10 +115,12 @@ final class JournalWriter {
         }
     }
 
-    private func insert(event index: UInt64, kind: AlertEvent.Kind, _ alert: Alert) throws(SQLiteError) {
+    private func insert(
+        event index: UInt64, kind: AlertEvent.Kind, _ alert: Alert, _ encoded: AlertRow.Encoded
+    ) throws(SQLiteError) {
         insertEvent.bind(Int64(bitPattern: index), at: 1)
         insertEvent.bind(kind.rawValue, at: 2)
-        AlertRow.bind(alert, to: insertEvent, from: 3)
+        AlertRow.bind(alert, encoded, to: insertEvent, from: 3)
         try insertEvent.run()
         changeIndex = max(changeIndex, index)
     }

@@ -12,6 +12,7 @@ final class SQLiteConnection {
     ///   - create: Whether to create the file when it does not exist.
     /// - Throws: `SQLiteError` when SQLite cannot open it.
     init(path: String, create: Bool) throws(SQLiteError) {
+        _ = Self.configured
         var handle: OpaquePointer?
         let flags = SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0) | SQLITE_OPEN_NOMUTEX
         let code = sqlite3_open_v2(path, &handle, flags, nil)
@@ -27,6 +28,12 @@ final class SQLiteConnection {
     deinit {
         close()
     }
+
+    /// Process-wide settings, made once before the first connection: no memory statistics (a global mutex around
+    /// every allocation, 8% of a commit's time in a profile).
+    private static let configured: Void = {
+        _ = CSQLite_disable_memory_statistics()
+    }()
 
     /// Closes the connection; statements not yet finalized are closed when they are.
     func close() {

@@ -50,15 +50,7 @@ final class SQLiteStatement {
 
     func bind(_ value: String, at index: Int32) {
         var value = value
-        value.withUTF8 { bytes in
-            guard let base = bytes.baseAddress, !bytes.isEmpty else {
-                _ = CSQLite_bind_text(handle, index, "", 0)
-                return
-            }
-            base.withMemoryRebound(to: CChar.self, capacity: bytes.count) {
-                _ = CSQLite_bind_text(handle, index, $0, Int32(bytes.count))
-            }
-        }
+        value.withUTF8 { bindText(UnsafeRawBufferPointer($0), at: index) }
     }
 
     func bind(_ value: String?, at index: Int32) {
@@ -67,19 +59,20 @@ final class SQLiteStatement {
 
     /// Binds UTF-8 bytes (JSON) as text.
     func bind(text bytes: [UInt8], at index: Int32) {
-        bytes.withUnsafeBufferPointer { buffer in
-            guard let base = buffer.baseAddress, !buffer.isEmpty else {
-                _ = CSQLite_bind_text(handle, index, "", 0)
-                return
-            }
-            base.withMemoryRebound(to: CChar.self, capacity: buffer.count) {
-                _ = CSQLite_bind_text(handle, index, $0, Int32(buffer.count))
-            }
-        }
+        bytes.withUnsafeBytes { bindText($0, at: index) }
     }
 
     func bind(text bytes: [UInt8]?, at index: Int32) {
         if let bytes { bind(text: bytes, at: index) } else { sqlite3_bind_null(handle, index) }
+    }
+
+    /// Binds UTF-8 bytes as text, which SQLite copies (an empty buffer is empty text, not NULL).
+    private func bindText(_ bytes: UnsafeRawBufferPointer, at index: Int32) {
+        guard let base = bytes.baseAddress, !bytes.isEmpty else {
+            _ = CSQLite_bind_text(handle, index, "", 0)
+            return
+        }
+        _ = CSQLite_bind_text(handle, index, base.assumingMemoryBound(to: CChar.self), Int32(bytes.count))
     }
 
     // MARK: Columns
@@ -98,7 +91,9 @@ final class SQLiteStatement {
 
     /// The column's UTF-8 bytes, valid until the next step or reset; empty for NULL.
     func bytes(at column: Int32) -> UnsafeRawBufferPointer {
-        guard let pointer = sqlite3_column_text(handle, column) else { return UnsafeRawBufferPointer(start: nil, count: 0) }
+        guard let pointer = sqlite3_column_text(handle, column) else {
+            return UnsafeRawBufferPointer(start: nil, count: 0)
+        }
         return UnsafeRawBufferPointer(start: pointer, count: Int(sqlite3_column_bytes(handle, column)))
     }
 
