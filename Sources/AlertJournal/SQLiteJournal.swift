@@ -9,7 +9,8 @@ import Locking
 ///
 /// `append` only queues; the writer thread takes everything queued, commits it in one transaction, then calls
 /// each `committed` in order. After a failed commit the journal takes no more writes: every queued and later
-/// `append` gets the failure, and `failure` tells `/healthz`. Open one with `open(directory:eventHistory:)`.
+/// `append` gets the failure, and `failure` tells `/healthz`. Open one with `open(directory:eventHistory:)`, and
+/// `close()` it: its threads hold it (and the data directory's lock) until then.
 public final class SQLiteJournal: StoreJournal {
     private let directory: String
     private let queue = CommitQueue()
@@ -34,10 +35,6 @@ public final class SQLiteJournal: StoreJournal {
         }
         thread.name = "alertd-journal"
         thread.start()
-    }
-
-    deinit {
-        close()
     }
 
     /// Queues `records` for the next commit; `committed` is called on the writer thread once the transaction
