@@ -1,8 +1,12 @@
 import AlertAPI
 import Foundation
 
-// alertd: reads its configuration, starts the app, serves until SIGTERM or SIGINT; SIGHUP reloads the tokens file.
+// alertd: reads its configuration, starts the app, serves until SIGTERM or SIGINT; SIGHUP reloads the tokens file;
+// `alertd backup …` backs up a data dir instead (BackupCommand).
 signal(SIGPIPE, SIG_IGN)
+if CommandLine.arguments.dropFirst().first == "backup" {
+    exit(BackupCommand.run(Array(CommandLine.arguments.dropFirst(2)), environment: ProcessInfo.processInfo.environment))
+}
 let command: AlertdCommand
 do {
     command = try AlertdConfiguration.command(
