@@ -40,7 +40,7 @@ let package = Package(
         // Routes: HTTP <-> store, JSON shapes, problem+json errors.
         .target(
             name: "AlertAPI",
-            dependencies: ["MicroHTTP", "AlertCore", "BuildInfo", "JSON", "Locking"],
+            dependencies: ["MicroHTTP", "AlertCore", "AlertJournal", "BuildInfo", "JSON", "Locking"],
             plugins: ["EmbedResource"]
         ),
         .executableTarget(name: "alertd", dependencies: ["AlertAPI", "AlertJournal", "BuildInfo"]),

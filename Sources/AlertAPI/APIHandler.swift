@@ -20,6 +20,8 @@ struct APIHandler: HTTPHandler {
     var waits = ClientWaits(limit: 0)
     /// Bodies of woken long-polls, shared by the waiters woken with the same alert.
     let renders = WakeRenders()
+    /// The journal's WAL size and failed state for `/metrics`; `nil` when memory only.
+    var journalGauges: (@Sendable () -> JournalGauges)? = nil
 
     /// Methods counted by name in metrics and logs; any other is "other", so labels stay bounded.
     static let metricMethods: Set<String> = ["GET", "HEAD", "POST", "DELETE", "PUT", "PATCH", "OPTIONS"]
@@ -84,7 +86,7 @@ struct APIHandler: HTTPHandler {
             return .response(health())
         case (.metrics, _):
             return .deferred {
-                let text = metrics.render(await store.statistics)
+                let text = metrics.render(await store.statistics, journal: journalGauges?())
                 return .response(HTTPResponse(
                     status: 200, headers: ["Content-Type": "text/plain; version=0.0.4; charset=utf-8"],
                     body: Array(text.utf8)))

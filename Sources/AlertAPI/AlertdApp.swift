@@ -1,4 +1,5 @@
 import AlertCore
+import AlertJournal
 import MicroHTTP
 
 /// A running alertd: the store behind the HTTP API. `alertd`'s `main` and the tests build
@@ -14,10 +15,13 @@ public final class AlertdApp: Sendable {
     /// The tokens in force; `reloadTokens()` replaces them.
     private let tokens: LiveTokens
     private let log: AccessLog
+    /// The SQLite journal in `--data-dir`, or `nil` when alerts live in memory only.
+    private let journal: SQLiteJournal?
 
     /// Starts serving at once.
     /// - Parameter configuration: address, limits, retention and tokens.
     /// - Throws: `ConfigurationError` when it would serve open beyond loopback without `insecure`;
+    ///   `JournalOpenError` when the data dir cannot be used (held by another alertd, corrupt, newer, unwritable);
     ///   `HTTPServerError` when the address cannot be bound.
     public init(configuration: AlertdConfiguration) throws {
         try configuration.checkExposure()
@@ -25,7 +29,20 @@ public final class AlertdApp: Sendable {
         // The webhook sender needs the store and the store needs the sender; the relay lets the store
         // have its observer before the server takes the first request.
         let relay = ResolutionRelay()
-        let store = AlertStore(configuration: configuration.store) { relay.forward($0) }
+        let store: AlertStore
+        let journal: SQLiteJournal?
+        if let directory = configuration.dataDirectory {
+            let (opened, image) = try SQLiteJournal.open(
+                directory: directory, eventHistory: configuration.store.eventHistory)
+            journal = opened
+            store = AlertStore(configuration: configuration.store, journal: opened, image: image) {
+                relay.forward($0)
+            }
+        } else {
+            journal = nil
+            store = AlertStore(configuration: configuration.store) { relay.forward($0) }
+        }
+        self.journal = journal
         self.store = store
         sink = configuration.logDescriptor.map(LogSink.init(descriptor:))
         let log = AccessLog(sink: sink, logRequests: configuration.logRequests)
@@ -41,12 +58,26 @@ public final class AlertdApp: Sendable {
         let sender = WebhookSender(store: store, metrics: metrics, log: log, connections: outbound)
         webhooks = sender
         relay.connect(sender)
+        if let journal {
+            journal.observeCommits { metrics.committed(seconds: $0.seconds, batch: $0.appends) }
+        }
+        var gauges: (@Sendable () -> JournalGauges)?
+        if let journal {
+            gauges = { JournalGauges(walBytes: journal.statistics.walBytes, failed: journal.failure != nil) }
+        }
         let handler = APIHandler(store: store, metrics: metrics, log: log, webhooks: configuration.webhooks,
                                  keepAlive: configuration.eventKeepAlive, tokens: tokens, browsers: browsers,
-                                 waits: ClientWaits(limit: configuration.waitsPerClient))
+                                 waits: ClientWaits(limit: configuration.waitsPerClient), journalGauges: gauges)
         var http = configuration.http
         http.reservedDescriptors += outbound
-        server = try HTTPServer(configuration: http, handler: handler)
+        do {
+            server = try HTTPServer(configuration: http, handler: handler)
+        } catch {
+            journal?.close()
+            throw error
+        }
+        // Restored alerts whose timeout passed meanwhile expire now, and deliveries not yet done start again.
+        if store.now({ $0.resume() }) == nil { Task { await store.resume() } }
         if configuration.servesOpenBeyondLoopback {
             log.event("warn", "serving without access tokens on a non-loopback address (--insecure)",
                       ["host": configuration.http.host])
@@ -102,6 +133,7 @@ public final class AlertdApp: Sendable {
         await store.shutdown()
         await server.shutdown(grace: configuration.shutdownGrace)
         webhooks.stop()
+        journal?.close()
         sink?.flush()
     }
 }
