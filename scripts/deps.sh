@@ -16,6 +16,7 @@ need() { # need <package> <check command...>
 need pkg-config command -v pkg-config
 need libmicrohttpd-dev sh -c 'pkg-config --exists libmicrohttpd || test -f /usr/include/microhttpd.h'
 need libncurses-dev test -f /usr/include/ncursesw/curses.h
+need libsqlite3-dev sh -c 'pkg-config --exists sqlite3 || test -f /usr/include/sqlite3.h'
 # A release build links FoundationNetworking statically, which needs libcurl to link against.
 need_curl_dev() { need libcurl4-openssl-dev sh -c 'pkg-config --exists libcurl || test -f /usr/include/x86_64-linux-gnu/curl/curl.h'; }
 case $purpose in
@@ -46,3 +47,4 @@ fi
 "${sudo[@]}" apt-get update -qq >/dev/null
 "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 pkg-config --exists libmicrohttpd || { echo "deps: pkg-config still cannot find libmicrohttpd" >&2; exit 1; }
+pkg-config --exists sqlite3 || { echo "deps: pkg-config still cannot find sqlite3" >&2; exit 1; }
