@@ -46,7 +46,7 @@ struct CrashTests {
                 kills += 1
                 let snapshot = ledger.snapshot()
                 try await server.start()
-                await verifier.check(restart: restart, snapshot, everything: false)
+                await verifier.check("after restart \(restart)", snapshot, everything: false)
                 if !ledger.failures.isEmpty { break }
             }
         } catch {
@@ -67,7 +67,7 @@ struct CrashTests {
             }
         }
         for follower in followers { await follower.stop() }
-        await verifier.check(restart: kills, ledger.snapshot(), everything: true)
+        await verifier.check("at the end (\(kills) restarts)", ledger.snapshot(), everything: true)
         await server.stop()
 
         let counts = ledger.counts
@@ -93,7 +93,7 @@ struct CrashTests {
                 \(failures.prefix(20).joined(separator: "\n"))
                 """)
         }
-        #expect(kills == Self.kills, "only \(kills) of \(Self.kills) kills happened")
+        #expect(kills == Self.kills || !failures.isEmpty, "only \(kills) of \(Self.kills) kills happened")
         #expect((counts["expired"] ?? 0) > 0 && (counts["answered"] ?? 0) > 0 && (counts["dismissed"] ?? 0) > 0,
                 "the load made no expiry, answer or dismissal: \(counts)")
     }

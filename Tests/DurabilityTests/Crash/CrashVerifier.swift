@@ -27,11 +27,10 @@ final class CrashVerifier: Sendable {
 
     /// Checks `snapshot` (the ledger as it was at the kill) against the restarted alertd.
     /// - Parameters:
-    ///   - restart: the restart's number, for messages.
+    ///   - when: when it runs, for messages ("after restart 3").
     ///   - everything: check every entry, not the new ones and a sample.
-    func check(restart: Int, _ snapshot: CrashLedger.Snapshot, everything: Bool) async {
+    func check(_ when: String, _ snapshot: CrashLedger.Snapshot, everything: Bool) async {
         let done = progress.withLock { $0 }
-        let when = "after restart \(restart)"
         do {
             var ids = Set(snapshot.creations[done.creations...].map(\.id))
             ids.formUnion(snapshot.resolvedOrder[done.outcomes...])

@@ -36,7 +36,7 @@ final class EventFollower: Sendable {
     ///   - name: for messages.
     ///   - cursor: the first `Last-Event-ID` (0: from the first event).
     ///   - port: the port to connect to, asked at each connection (it may change across restarts).
-    ///   - deliver: gets each event and the number of the connection (1, 2, …) that read it.
+    ///   - deliver: gets each event and the number of the stream (1, 2, …) that read it.
     ///   - trouble: gets what went wrong: a refused cursor, an id out of sequence, a stream that is not SSE.
     init(name: String, from cursor: UInt64, port: @escaping @Sendable () -> Int,
          deliver: @escaping @Sendable (Event, Int) -> Void, trouble: @escaping @Sendable (String) -> Void) {
@@ -53,7 +53,7 @@ final class EventFollower: Sendable {
     /// The id of the last event read.
     var lastID: UInt64 { control.withLock { $0.last } }
 
-    /// How many streams it opened.
+    /// How many streams alertd accepted (`200`).
     var connections: Int { control.withLock { $0.connections } }
 
     /// Stops following and waits (at most 5 s) for the reader to end.
@@ -71,12 +71,7 @@ final class EventFollower: Sendable {
 
     private func follow() {
         while !stopped {
-            let cursor = lastID
-            let connection = control.withLock { state -> Int in
-                state.connections += 1
-                return state.connections
-            }
-            if !stream(from: cursor, connection: connection) {
+            if !stream(from: lastID) {
                 Thread.sleep(forTimeInterval: 0.01)  // refused: alertd is not back yet (a client's back-off)
             }
         }
@@ -84,7 +79,7 @@ final class EventFollower: Sendable {
     }
 
     /// Reads one stream until it ends; false when alertd could not be reached.
-    private func stream(from cursor: UInt64, connection: Int) -> Bool {
+    private func stream(from cursor: UInt64) -> Bool {
         guard let fd = try? RawHTTP.connect(port: port(), timeout: 0.2) else { return false }
         defer { close(fd) }
         let request = "GET /v1/events HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n"
@@ -94,6 +89,7 @@ final class EventFollower: Sendable {
             return false
         }
         var decoder = EventStreamDecoder()
+        var connection = 0
         var buffer = [UInt8](repeating: 0, count: 32 * 1024)
         while !stopped {
             let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
@@ -101,7 +97,7 @@ final class EventFollower: Sendable {
             guard count > 0 else { return true }  // closed or reset: alertd went away
             do {
                 for item in try decoder.feed(buffer[..<count]) {
-                    guard handle(item, cursor: cursor, connection: connection) else { return true }
+                    guard handle(item, cursor: cursor, connection: &connection) else { return true }
                 }
             } catch {
                 trouble("\(name): the stream from Last-Event-ID \(cursor) did not parse: \(error)")
@@ -112,8 +108,8 @@ final class EventFollower: Sendable {
         return true
     }
 
-    /// Takes one decoded item; false to hang up.
-    private func handle(_ item: EventStreamDecoder.Item, cursor: UInt64, connection: Int) -> Bool {
+    /// Takes one decoded item; false to hang up. `connection` is set to the stream's number once it opens.
+    private func handle(_ item: EventStreamDecoder.Item, cursor: UInt64, connection: inout Int) -> Bool {
         switch item {
         case .head(let response):
             guard response.status == 200 else {
@@ -123,6 +119,10 @@ final class EventFollower: Sendable {
                     control.withLock { $0.stopped = true }
                 }
                 return false
+            }
+            connection = control.withLock { state -> Int in
+                state.connections += 1
+                return state.connections
             }
             return true
         case .message(let id, let type, let data):
