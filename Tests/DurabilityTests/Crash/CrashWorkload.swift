@@ -37,6 +37,22 @@ final class CrashWorkload: Sendable {
     /// Which process a response came from, for messages ("life 3": the third start).
     private var life: String { "life \(server.starts)" }
 
+    /// One request to the current process; nil unless a whole response came back. A request alertd may have
+    /// received counts as `lost`; one it refused (it is away) waits a little, as a client's back-off.
+    private func exchange(
+        _ method: String, _ target: String, body: String? = nil, headers: [(String, String)] = [], lost: String
+    ) async -> WireResponse? {
+        do {
+            let response = try await server.send(method, target, body: body, headers: headers, timeout: 10)
+            if response.isWhole { return response }
+        } catch let error as RawHTTPError where error.description.hasPrefix("connect to port") {
+            try? await Task.sleep(for: .milliseconds(20))
+            return nil
+        } catch {}
+        ledger.count(lost)
+        return nil
+    }
+
     // MARK: producers
 
     private func produce(_ producer: Int) async {
@@ -47,18 +63,14 @@ final class CrashWorkload: Sendable {
             let key = Int.random(in: 0..<10) < 4 ? "crash-\(UUID().uuidString)" : nil
             let headers = key.map { [("Idempotency-Key", $0)] } ?? []
             let sentTo = life
-            var response = try? await server.send("POST", "/v1/alerts", body: body, headers: headers, timeout: 10)
+            var response = await exchange("POST", "/v1/alerts", body: body, headers: headers, lost: "creates cut off")
             var retried = 0
             // Unacknowledged with a key: retry the same request until alertd answers, as a producer would.
-            while key != nil, response?.isWhole != true, !isStopped {
+            while key != nil, response == nil, !isStopped {
                 retried += 1
-                try? await Task.sleep(for: .milliseconds(20))
-                response = try? await server.send("POST", "/v1/alerts", body: body, headers: headers, timeout: 10)
+                response = await exchange("POST", "/v1/alerts", body: body, headers: headers, lost: "creates cut off")
             }
-            guard let response, response.isWhole else {
-                ledger.count("creates unacknowledged")
-                continue
-            }
+            guard let response else { continue }
             let replayed = response.headers["idempotent-replayed"] == "true"
             guard response.status == 201 || (retried > 0 && response.status == 200 && replayed),
                   let id = response.json["id"]?.stringValue else {
@@ -98,10 +110,8 @@ final class CrashWorkload: Sendable {
                                   : #"{"button":"OK"}"#)
                 : ("DELETE", "/v1/alerts/\(alert.id)", nil as String?)
             let what = "\(request.0) \(request.1) by responder \(responder) (sent to \(life))"
-            guard let response = try? await server.send(request.0, request.1, body: request.2, timeout: 10),
-                  response.isWhole else {
-                ledger.count(answering ? "answers unacknowledged" : "dismissals unacknowledged")
-                try? await Task.sleep(for: .milliseconds(20))  // alertd is away: a client's back-off
+            guard let response = await exchange(request.0, request.1, body: request.2,
+                                                lost: answering ? "answers cut off" : "dismissals cut off") else {
                 continue
             }
             switch response.status {
@@ -127,10 +137,7 @@ final class CrashWorkload: Sendable {
             }
             let target = "/v1/alerts/\(alert.id)/response?wait=1"
             let what = "GET \(target) by waiter \(waiter) (sent to \(life))"
-            guard let response = try? await server.send("GET", target, timeout: 10), response.isWhole else {
-                try? await Task.sleep(for: .milliseconds(20))  // alertd is away: a client's back-off
-                continue
-            }
+            guard let response = await exchange("GET", target, lost: "long-polls cut off") else { continue }
             switch response.status {
             case 200:
                 ledger.count("long-polls woken")
