@@ -64,7 +64,8 @@ struct FullDiskTests {
                      "needs the sqlite3 command (Debian package sqlite3; scripts/deps.sh test installs it)")
         let query = try ChildProcess(sqlite3, [file, "PRAGMA page_count;"])
         let status = await query.wait(timeout: TestTime.bound(20))
-        return try #require(status == 0 ? Int(query.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)) : nil,
+        let count = Int(query.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines))
+        return try #require(status == 0 ? count : nil,
                             "sqlite3 \(file): \(query.standardOutput) \(query.standardError)")
     }
 }

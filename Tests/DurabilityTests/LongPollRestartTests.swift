@@ -12,7 +12,8 @@ struct LongPollRestartTests {
         defer { scratch.remove() }
         let server = DurableAlertd(dataDirectory: scratch.appending("data"), arguments: ["--access-log", "off"])
         try await server.start()
-        let created = try await server.send("POST", "/v1/alerts", body: #"{"title":"Deploy?","buttons":["Cancel","Deploy"]}"#)
+        let created = try await server.send("POST", "/v1/alerts",
+                                            body: #"{"title":"Deploy?","buttons":["Cancel","Deploy"]}"#)
         let id = try #require(created.status == 201 ? created.json["id"]?.stringValue : nil, "\(created)")
 
         let alertctl = BuiltProduct.path("alertctl")

@@ -11,7 +11,8 @@ struct StartLineTests {
         try await server.start()
         let child = try #require(server.child)
         try await eventually("the line about memory", within: 10) { child.standardOutput.contains("memory only") }
-        #expect(child.standardOutput.contains("memory only: alerts do not survive a restart"), "\(child.standardOutput)")
+        #expect(child.standardOutput.contains("memory only: alerts do not survive a restart"),
+                "\(child.standardOutput)")
         let health = try await server.send("GET", "/healthz")
         #expect(health.status == 200 && health.json["durable"]?.boolValue == false, "\(health)")
         await server.stop()

@@ -96,7 +96,9 @@ struct StartupRefusalTests {
         } else {
             let chattr = try ChildProcess("/usr/bin/chattr", ["+i", directory])
             locked = await chattr.wait(timeout: TestTime.bound(10)) == 0
-            if !locked { print("StartupRefusalTests.cannotWrite: skipped as root: chattr +i failed: \(chattr.standardError)") }
+            if !locked {
+                print("StartupRefusalTests.cannotWrite: skipped as root: chattr +i failed: \(chattr.standardError)")
+            }
         }
         guard locked else { return }
         let refusal = try? await AlertdRefusal(dataDirectory: directory)

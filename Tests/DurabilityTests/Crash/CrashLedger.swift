@@ -76,8 +76,8 @@ final class CrashLedger: Sendable {
         state.withLock { state in
             if let known = state.outcomes[id] {
                 if known.result != result {
-                    state.failures.append("alert \(id): its Result changed: \(known.source) showed \(known.result.text), "
-                        + "\(source) shows \(result.text)")
+                    state.failures.append("alert \(id): its Result changed: \(known.source) showed "
+                        + "\(known.result.text), \(source) shows \(result.text)")
                 }
                 return
             }

@@ -81,8 +81,8 @@ final class CrashVerifier: Sendable {
                 }
                 let result = alert["result"] ?? .null
                 if let outcome, result != outcome.result {
-                    ledger.fail("\(when): alert \(id) has Result \(result.text) (state \(alert["state"]?.text ?? "?")), "
-                        + "yet \(outcome.source) showed \(outcome.result.text)")
+                    ledger.fail("\(when): alert \(id) has Result \(result.text) (state "
+                        + "\(alert["state"]?.text ?? "?")), yet \(outcome.source) showed \(outcome.result.text)")
                 } else if !result.isNull {
                     ledger.resolved(id, result, source: "GET \(when)")
                 }
@@ -127,10 +127,10 @@ final class CrashVerifier: Sendable {
                 return
             }
             guard !events.isEmpty else {
+                let first = snapshot.events[cursor + 1]
                 ledger.fail("\(when): events \(cursor + 1)…\(last) are gone (the index is "
-                    + "\(response.headers["x-alertd-index"] ?? "?")); the followers had read them: "
-                    + (snapshot.events[cursor + 1].map { "\($0.type) of \($0.alert["id"]?.text ?? "?") by \($0.source)" }
-                        ?? "-"))
+                    + "\(response.headers["x-alertd-index"] ?? "?")); the followers had read them, the first: "
+                    + (first.map { "\($0.type) of \($0.alert["id"]?.text ?? "?") read by \($0.source)" } ?? "-"))
                 return
             }
             for event in events {

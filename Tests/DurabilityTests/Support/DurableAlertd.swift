@@ -177,8 +177,8 @@ final class DurableAlertd: Sendable {
 
     /// The port of `http://host:port` in a start line.
     static func listeningPort(in line: String) -> Int? {
-        guard let match = line.firstMatch(of: /listening on https?:\/\/(\[[^\]]*\]|[^\s:\/]+):(\d+)/) else { return nil }
-        return Int(match.output.2)
+        let address = /listening on https?:\/\/(\[[^\]]*\]|[^\s:\/]+):(\d+)/
+        return line.firstMatch(of: address).flatMap { Int($0.output.2) }
     }
 
     /// Whether alertd failed because the port was taken.
