@@ -18,6 +18,7 @@ extension Problem {
             self = .shuttingDown
         case .unavailable:
             self = .alertd(503, "write-failed", "Writes unavailable", detail: error.message)
+            headers.add("Retry-After", "5")
         case .historyGone:
             self = .alertd(410, "history-gone", "Event history gone", detail: error.message)
         case .keyReused:
