@@ -46,10 +46,12 @@ final class DataDirectoryLock: Sendable {
         release()
     }
 
-    /// Releases the lock (closing the file releases it).
+    /// Releases the lock. Unlocks before closing: a process spawned at this moment holds a copy of the descriptor
+    /// until its exec closes it (`O_CLOEXEC`), and a close alone would leave the lock held by that copy meanwhile.
     func release() {
         file.withLock { descriptor in
             guard descriptor >= 0 else { return }
+            flock(descriptor, LOCK_UN)
             close(descriptor)
             descriptor = -1
         }
