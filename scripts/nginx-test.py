@@ -155,6 +155,7 @@ class Scratch:
         self.alertd_log = open(self.dir / "alertd.log", "w")
         self.alertd = subprocess.Popen(
             [str(ALERTD), "--host", "127.0.0.1", "--port", "0", "--trusted-proxy", "127.0.0.1",
+             "--allow-host", "alertd.example.com",
              "--client-wait-limit", "1", "--client-connection-limit", "2"],
             stdout=subprocess.PIPE, stderr=self.alertd_log, text=True)
         line = self.alertd.stdout.readline()
