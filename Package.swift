@@ -10,6 +10,7 @@ let package = Package(
         .library(name: "AlertClient", targets: ["AlertClient"]),
         .library(name: "AlertCore", targets: ["AlertCore"]),
         .library(name: "MicroHTTP", targets: ["MicroHTTP"]),
+        .library(name: "AlertCluster", targets: ["AlertCluster"]),
     ],
     targets: [
         // C: libmicrohttpd from the system (Debian: libmicrohttpd-dev).
@@ -17,6 +18,12 @@ let package = Package(
             name: "CMicroHTTPD",
             pkgConfig: "libmicrohttpd",
             providers: [.apt(["libmicrohttpd-dev"])]
+        ),
+        // C: libpq from the system (Debian: libpq-dev), for several instances on one PostgreSQL.
+        .systemLibrary(
+            name: "CLibPQ",
+            pkgConfig: "libpq",
+            providers: [.apt(["libpq-dev"])]
         ),
         // `Synchronization.Mutex`, or a mutex ThreadSanitizer can see in a `make tsan` build (Lock.swift).
         .target(name: "Locking"),
@@ -34,7 +41,9 @@ let package = Package(
             dependencies: ["MicroHTTP", "AlertCore", "BuildInfo", "JSON", "Locking"],
             plugins: ["EmbedResource"]
         ),
-        .executableTarget(name: "alertd", dependencies: ["AlertAPI", "BuildInfo"]),
+        // Several instances on one PostgreSQL: the database decides every change, each instance's store is a cache.
+        .target(name: "AlertCluster", dependencies: ["AlertCore", "CLibPQ", "JSON", "Locking"]),
+        .executableTarget(name: "alertd", dependencies: ["AlertAPI", "AlertCluster", "BuildInfo"]),
 
         // The seeds' AlertController API over HTTP; no server types, only JSON.
         .target(name: "AlertClient", dependencies: ["Locking"]),
@@ -57,6 +66,10 @@ let package = Package(
         .testTarget(name: "AlertCoreTests", dependencies: ["AlertCore", "HTTPTestSupport", "Locking"]),
         .testTarget(name: "AlertAPITests", dependencies: ["AlertAPI", "AlertCore", "BuildInfo", "JSON", "MicroHTTP", "HTTPTestSupport", "AlertdTestSupport", "Locking"]),
         .testTarget(name: "AlertClientTests", dependencies: ["AlertClient", "AlertAPI", "HTTPTestSupport", "AlertdTestSupport", "Locking"]),
+        .testTarget(
+            name: "ClusterTests",
+            dependencies: ["AlertCluster", "AlertCore", "HTTPTestSupport", "JSON", "Locking"]
+        ),
         .testTarget(name: "AlertctlTests", dependencies: ["AlertAPI", "HTTPTestSupport", "AlertdTestSupport", "Locking"]),
     ],
     swiftLanguageModes: [.v6]

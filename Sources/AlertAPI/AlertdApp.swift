@@ -11,18 +11,27 @@ public final class AlertdApp: Sendable {
     private let sink: LogSink?
     /// Held here, not by the relay: the store holds the relay and the sender holds the store.
     private let webhooks: WebhookSender
+    private let authority: (any StoreAuthorityService)?
 
     /// Starts serving at once.
     /// - Parameter configuration: address, limits, retention and tokens.
     /// - Throws: `ConfigurationError` when it would serve open beyond loopback without `insecure`;
     ///   `HTTPServerError` when the address cannot be bound.
-    public init(configuration: AlertdConfiguration) throws {
+    /// - Parameter authority: The database that decides every change when several instances share it (`nil`: this
+    ///   instance decides): the store starts from its image and it is started feeding the store.
+    public init(configuration: AlertdConfiguration, authority: (any StoreAuthorityService)? = nil) throws {
         try configuration.checkExposure()
         self.configuration = configuration
+        self.authority = authority
         // The webhook sender needs the store and the store needs the sender; the relay lets the store
         // have its observer before the server takes the first request.
         let relay = ResolutionRelay()
-        let store = AlertStore(configuration: configuration.store) { relay.forward($0) }
+        let store = if let authority {
+            AlertStore(configuration: configuration.store, authority: authority, image: authority.image)
+        } else {
+            AlertStore(configuration: configuration.store) { relay.forward($0) }
+        }
+        authority?.start(feeding: store)
         self.store = store
         sink = configuration.logDescriptor.map(LogSink.init(descriptor:))
         let log = AccessLog(sink: sink, logRequests: configuration.logRequests)
@@ -64,6 +73,7 @@ public final class AlertdApp: Sendable {
         await store.shutdown()
         await server.shutdown(grace: configuration.shutdownGrace)
         webhooks.stop()
+        authority?.stop()
         sink?.flush()
     }
 }
