@@ -26,6 +26,8 @@ extension APIHandler {
     func events(_ request: EventsRequest) async -> HTTPReply {
         let cursor: UInt64
         if let given = request.cursor {
+            // In a cluster, a cursor from another instance may be ahead of what this one has applied yet.
+            if given > (await store.index) { await store.catchUp() }
             cursor = given
         } else {
             cursor = await store.index

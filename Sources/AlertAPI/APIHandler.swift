@@ -67,7 +67,20 @@ struct APIHandler: HTTPHandler {
     }
 
     /// Validates what can be checked without the store, then answers or defers.
-    private func reply(to request: HTTPRequest, on route: Route, as caller: Caller) throws(Problem) -> HTTPReply {
+    private func reply(
+        to request: HTTPRequest, on route: Route, as caller: Caller, caughtUp: Bool = false
+    ) throws(Problem) -> HTTPReply {
+        if !caughtUp, store.authority != nil, let id = route.alertID, store.snapshot(of: id) == nil {
+            // In a cluster, an alert created on another instance a moment ago may not be applied here yet.
+            return .deferred {
+                await store.catchUp()
+                do throws(Problem) {
+                    return try reply(to: request, on: route, as: caller, caughtUp: true)
+                } catch {
+                    return .response(error.response)
+                }
+            }
+        }
         let query = QueryParameters(request: request)
         let method = request.method == "HEAD" ? "GET" : request.method
         switch (route, method) {

@@ -88,6 +88,13 @@ extension AlertStore {
         }
     }
 
+    /// Returns once this store has applied every change its authority had committed when called (at once without
+    /// an authority): an id created on another instance a moment ago is then known here.
+    public nonisolated func catchUp() async {
+        guard let authority else { return }
+        await withCheckedContinuation { continuation in authority.catchUp { continuation.resume() } }
+    }
+
     /// `done` as `perform` calls it: a journal failure is `unavailable`.
     private static func settled<Value: Sendable>(
         _ done: @escaping Completion<Value>
