@@ -31,7 +31,6 @@ public final class AlertdApp: Sendable {
         } else {
             AlertStore(configuration: configuration.store) { relay.forward($0) }
         }
-        authority?.start(feeding: store)
         self.store = store
         sink = configuration.logDescriptor.map(LogSink.init(descriptor:))
         let log = AccessLog(sink: sink, logRequests: configuration.logRequests)
@@ -41,6 +40,7 @@ public final class AlertdApp: Sendable {
         let sender = WebhookSender(store: store, metrics: metrics, log: log, connections: outbound)
         webhooks = sender
         relay.connect(sender)
+        authority?.start(feeding: store) { relay.forward($0) }
         let handler = APIHandler(store: store, metrics: metrics, log: log, webhooks: configuration.webhooks,
                                  keepAlive: configuration.eventKeepAlive, tokens: configuration.tokens,
                                  waits: ClientWaits(limit: configuration.waitsPerClient))

@@ -5,6 +5,8 @@
 /// - `alertd_alerts`: every kept alert, its JSON in `alert`; `state` is `pending` or how it resolved. An
 ///   idempotency key is unique per owner (`owner_key` is `-` for nobody, else `o:` and the owner).
 /// - `alertd_events`: every kept event by index, with the alert as it was just after the change.
+/// - `alertd_deliveries`: the callback of each resolved alert that has one; an instance claims a pending one by
+///   setting `lease_until` (`FOR UPDATE SKIP LOCKED`), and it is claimable again once the lease passes.
 enum ClusterSchema {
     /// The version this build writes.
     static let version = 1
@@ -35,6 +37,16 @@ enum ClusterSchema {
         """,
         "CREATE INDEX alertd_alerts_resolved ON alertd_alerts (resolved_at) WHERE state <> 'pending'",
         "CREATE TABLE alertd_events (idx bigint PRIMARY KEY, kind text NOT NULL, alert text NOT NULL)",
+        """
+        CREATE TABLE alertd_deliveries (
+            alert_id text PRIMARY KEY REFERENCES alertd_alerts (id) ON DELETE CASCADE,
+            state text NOT NULL,
+            attempts integer NOT NULL DEFAULT 0,
+            last_error text,
+            lease_until bigint NOT NULL DEFAULT 0
+        )
+        """,
+        "CREATE INDEX alertd_deliveries_due ON alertd_deliveries (lease_until) WHERE state = 'pending'",
     ]
 
     /// Makes or migrates the schema, once even when several instances start together (under an advisory lock).

@@ -17,7 +17,13 @@ final class CommitWriter: @unchecked Sendable {
     enum Command {
         case change(ProposedChange, done: @Sendable (Result<CommittedChange, AlertStoreError>) -> Void)
         case catchUp(done: @Sendable () -> Void)
+        /// One delivery attempt: done (`error` nil), failed for good (`final`), or to be tried again under a
+        /// renewed lease.
+        case delivery(AlertID, error: String?, final: Bool)
     }
+
+    /// How long a claimed delivery stays this instance's after its last attempt.
+    static let lease = Duration.seconds(60)
 
     /// The most commands one transaction takes.
     static let batchLimit = 512
@@ -162,7 +168,10 @@ final class CommitWriter: @unchecked Sendable {
         let known = feed.queuedHead
         var completions: [@Sendable () -> Void] = []
         guard batch.contains(where: { if case .change = $0 { true } else { false } }) else {
-            // Only catch-ups: read what is committed, take no lock.
+            // No change of alerts: record deliveries, read what is committed, take no lock.
+            for case .delivery(let id, let error, let final) in batch {
+                try record(id, error: error, final: final, on: connection)
+            }
             let head = try ClusterEvents.head(connection)
             let seen = try readEvents(connection, after: known, through: head)
             for case .catchUp(let done) in batch { completions.append(done) }
@@ -179,6 +188,8 @@ final class CommitWriter: @unchecked Sendable {
             switch command {
             case .catchUp(let done):
                 completions.append(done)
+            case .delivery(let id, let error, let final):
+                try record(id, error: error, final: final, on: connection)
             case .change(.create(var alert, let idempotency), let done):
                 alert.sequence = head + 1
                 let outcome = try create(alert, idempotency, on: connection)
@@ -250,6 +261,10 @@ final class CommitWriter: @unchecked Sendable {
             parameters.append(String(now))
         }
         guard try connection.execute(sql + " RETURNING sequence", parameters).isEmpty else {
+            if alert.delivery != nil {
+                try connection.execute("INSERT INTO alertd_deliveries (alert_id, state) VALUES ($1, 'pending')",
+                                       [alert.id.rawValue])
+            }
             return .success(.resolved(alert))
         }
         let rows = try connection.execute("SELECT alert FROM alertd_alerts WHERE id = $1", [alert.id.rawValue])
@@ -258,6 +273,16 @@ final class CommitWriter: @unchecked Sendable {
             return .failure(AlertStoreError(kind: .invalid, message: "alert \(alert.id) is not due to expire yet"))
         }
         return .failure(.alreadyResolved(winner, id: alert.id))
+    }
+
+    /// Records a delivery attempt; one to be tried again keeps its claim for another lease.
+    private func record(_ id: AlertID, error: String?, final: Bool, on connection: PGConnection) throws(PGError) {
+        let state = error == nil ? "delivered" : (final ? "failed" : "pending")
+        let lease = AlertCoding.milliseconds(.now) + Self.lease.components.seconds * 1000
+        try connection.execute("""
+            UPDATE alertd_deliveries SET attempts = attempts + 1, last_error = $2, state = $3, lease_until = $4
+            WHERE alert_id = $1
+            """, [id.rawValue, error, state, String(lease)])
     }
 
     private func readEvents(
@@ -291,6 +316,7 @@ final class CommitWriter: @unchecked Sendable {
             switch command {
             case .change(_, let done): done(.failure(.databaseUnavailable(reason)))
             case .catchUp(let done): done()
+            case .delivery: break  // not recorded: the claim's lease passes, and another attempt is made
             }
         }
     }

@@ -1,14 +1,18 @@
+import AlertCore
 import Foundation
+import Locking
 
 /// The instance's `LISTEN` connection: each batch's `NOTIFY` carries the new head, and the follower reads the events
 /// up to it and feeds them to the store. Notifications are hints: it also reads the head once a second and right
 /// after every reconnect (notifications sent while it was away are lost).
 final class EventFollower: @unchecked Sendable {
-    // @unchecked Sendable: `stopped` and `failure` are guarded by `lock`; `url` and `feed` are immutable; the connection lives in
-    // `run()`, on the follower thread only.
+    // @unchecked Sendable: `stopped` and `failure` are guarded by `lock`; `url`, `feed` and `deliver` (a Lock) are
+    // immutable; the connection lives in `run()`, on the follower thread only.
 
     private let url: String
     private let feed: StoreFeed
+    /// Where claimed deliveries go (the webhook sender), once started.
+    private let deliver: Lock<(@Sendable (Alert) -> Void)?> = Lock(nil)
     private let lock = NSLock()
     private var stopped = false
     /// Why the last read failed, until the follower reconnects.
@@ -19,7 +23,8 @@ final class EventFollower: @unchecked Sendable {
         self.feed = feed
     }
 
-    func start() {
+    func start(deliver: @escaping @Sendable (Alert) -> Void) {
+        self.deliver.withLock { $0 = deliver }
         let thread = Thread { [self] in run() }
         thread.name = "alertd-pg-follower"
         thread.start()
@@ -54,12 +59,31 @@ final class EventFollower: @unchecked Sendable {
                 } else {
                     try catchUp(connection, to: nil)
                 }
+                try claimDeliveries(connection)
             } catch {
                 lock.withLock { failure = error.description }
                 connection = nil
                 Thread.sleep(forTimeInterval: backoff)
                 backoff = min(backoff * 2, 2)
             }
+        }
+    }
+
+    /// Claims pending deliveries whose lease passed (none claimed them, or their instance stopped renewing: it died)
+    /// and hands them to the sender. Rows another instance is claiming at the same moment are skipped.
+    private func claimDeliveries(_ connection: PGConnection) throws(PGError) {
+        guard let deliver = deliver.withLock({ $0 }) else { return }
+        let now = AlertCoding.milliseconds(.now)
+        let rows = try connection.execute("""
+            UPDATE alertd_deliveries d SET lease_until = $1
+            FROM (SELECT alert_id FROM alertd_deliveries WHERE state = 'pending' AND lease_until < $2
+                  ORDER BY lease_until LIMIT 32 FOR UPDATE SKIP LOCKED) claimed, alertd_alerts a
+            WHERE d.alert_id = claimed.alert_id AND a.id = d.alert_id
+            RETURNING a.alert
+            """, [String(now + CommitWriter.lease.components.seconds * 1000), String(now)])
+        for row in rows {
+            guard let text = row[0] else { continue }
+            deliver(try AlertCoding.decode(text))
         }
     }
 

@@ -30,10 +30,14 @@ public final class PostgresCluster: StoreAuthorityService {
         }
     }
 
-    public func start(feeding store: AlertStore) {
+    public func start(feeding store: AlertStore, deliver: @escaping @Sendable (Alert) -> Void) {
         feed.start(store)
         writer.start()
-        follower.start()
+        follower.start(deliver: deliver)
+    }
+
+    public func recordDelivery(of id: AlertID, error: String?, final: Bool) {
+        writer.submit(.delivery(id, error: error, final: final))
     }
 
     public func stop() {

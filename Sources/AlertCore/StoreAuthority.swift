@@ -17,6 +17,10 @@ public protocol StoreAuthority: AnyObject, Sendable {
 
     /// Why changes are refused right now (the database is unreachable), or `nil` when they are taken.
     var unavailableReason: String? { get }
+
+    /// Records one delivery attempt of an alert's result to its callback (see `AlertStore.recordDelivery`): the
+    /// delivery is done, failed for good, or stays claimed by this instance for another attempt.
+    func recordDelivery(of id: AlertID, error: String?, final: Bool)
 }
 
 /// A change a store proposes to its authority.
@@ -41,8 +45,10 @@ public enum CommittedChange: Sendable {
 public protocol StoreAuthorityService: StoreAuthority {
     /// What the database held when this authority connected: the store starts from it.
     var image: StoreImage { get }
-    /// Starts handing committed changes to `store` (made from `image` with this authority).
-    func start(feeding store: AlertStore)
+    /// Starts handing committed changes to `store` (made from `image` with this authority), and resolved alerts
+    /// whose callback this instance claimed to `deliver` (each claimed by one instance at a time, for a lease; an
+    /// instance that dies leaves its claims to expire and be taken by another).
+    func start(feeding store: AlertStore, deliver: @escaping @Sendable (Alert) -> Void)
     /// Stops: closes the database connections; commits still queued fail as `unavailable`.
     func stop()
 }

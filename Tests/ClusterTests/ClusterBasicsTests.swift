@@ -115,4 +115,42 @@ struct ClusterBasicsTests {
             #expect(list["alerts"]?.arrayValue?.count == 1)
         }
     }
+
+    @Test("An expiry happens once, whichever instance gets there first, and every instance shows it")
+    func expiryOnce() async throws {
+        try await withCluster { _, nodes in
+            let start = try await nodes[0].index()
+            let made = try await nodes[0].request("POST", "/v1/alerts", json: #"{"title":"Soon","timeout":1}"#)
+            let id = try made.json().string("id")
+            for node in nodes {
+                let result = try await node.request("GET", "/v1/alerts/\(id)/response?wait=20", timeout: 30)
+                #expect(try result.json()["resolution"]?.stringValue == "expired")
+            }
+            let stream = try EventStream(port: nodes[1].port, lastEventID: start)
+            try await eventually("the two events") { stream.events.count >= 2 }
+            #expect(stream.events.map(\.kind) == ["created", "expired"])
+            // Every instance proposed it; a second expiry would have made a third event by now.
+            try await Task.sleep(for: .milliseconds(300))
+            #expect(try await nodes[2].index() == start + 2)
+            stream.close()
+        }
+    }
+
+    @Test("A callback is delivered once the alert resolves, by one instance, whichever resolved it")
+    func callbackDelivered() async throws {
+        let receiver = try CallbackReceiver()
+        defer { receiver.stop() }
+        try await withCluster { _, nodes in
+            let callback = "http://127.0.0.1:\(receiver.port)/hook"
+            let made = try await nodes[0].request(
+                "POST", "/v1/alerts", json: #"{"title":"Hook","buttons":[{"title":"No"},{"title":"Yes"}],"callback":"\#(callback)"}"#)
+            #expect(made.status == 201, "\(made)")
+            let id = try made.json().string("id")
+            _ = try await nodes[1].request("POST", "/v1/alerts/\(id)/response", json: #"{"buttonIndex":1}"#)
+            try await eventually("the receiver got the result") { receiver.bodies.contains { $0.contains(id) } }
+            // Claimed by one instance: the other two never post it (their next claims run within a second).
+            try await Task.sleep(for: .milliseconds(2500))
+            #expect(receiver.bodies.filter { $0.contains(id) }.count == 1)
+        }
+    }
 }
