@@ -9,16 +9,7 @@ final class ClusterNode: Sendable {
     let port: Int
 
     /// The built `alertd` next to the test bundle.
-    static var executable: String {
-        let bundle = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
-        var folder = bundle.deletingLastPathComponent()
-        while !folder.path.isEmpty, folder.path != "/" {
-            let candidate = folder.appendingPathComponent("alertd")
-            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate.path }
-            folder = folder.deletingLastPathComponent()
-        }
-        return "/nonexistent/alertd"
-    }
+    static var executable: String { BuiltProduct.url("alertd").path }
 
     /// Starts `alertd --database url` and waits for its "listening on" line.
     init(database url: String, arguments: [String] = []) async throws {

@@ -1,0 +1,17 @@
+import Foundation
+
+/// Executables `swift build` made, found next to the running test bundle.
+public enum BuiltProduct {
+    /// The built executable `name` in the test bundle's folder or one above it (`swift build` puts both in one
+    /// folder), or a path that does not exist.
+    public static func url(_ name: String) -> URL {
+        let bundle = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+        var folder = bundle.deletingLastPathComponent()
+        while !folder.path.isEmpty, folder.path != "/" {
+            let candidate = folder.appendingPathComponent(name)
+            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
+            folder = folder.deletingLastPathComponent()
+        }
+        return URL(fileURLWithPath: "/nonexistent/\(name)")
+    }
+}
