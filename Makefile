@@ -85,7 +85,7 @@ uninstall:
 # Each test target runs in its own `swift test`, one after another: Swift Testing runs the
 # tests of a run in parallel, and on two cores the process-spawning and terminal suites
 # starved the timing-sensitive ones when all ran at once.
-TEST_TARGETS := AlertCoreTests MicroHTTPTests AlertAPITests AlertClientTests AlertctlTests ClusterTests
+TEST_TARGETS := AlertCoreTests AlertJournalTests MicroHTTPTests AlertAPITests AlertClientTests AlertctlTests ClusterTests
 
 test: test-deps
 	$(SWIFT) build --build-tests

@@ -9,6 +9,7 @@ let package = Package(
         .executable(name: "alertctl", targets: ["alertctl"]),
         .library(name: "AlertClient", targets: ["AlertClient"]),
         .library(name: "AlertCore", targets: ["AlertCore"]),
+        .library(name: "AlertJournal", targets: ["AlertJournal"]),
         .library(name: "MicroHTTP", targets: ["MicroHTTP"]),
         .library(name: "AlertCluster", targets: ["AlertCluster"]),
     ],
@@ -18,6 +19,12 @@ let package = Package(
             name: "CMicroHTTPD",
             pkgConfig: "libmicrohttpd",
             providers: [.apt(["libmicrohttpd-dev"])]
+        ),
+        // C: SQLite from the system (Debian: libsqlite3-dev), for the journal.
+        .systemLibrary(
+            name: "CSQLite",
+            pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"])]
         ),
         // C: libpq from the system (Debian: libpq-dev), for several instances on one PostgreSQL.
         .systemLibrary(
@@ -35,15 +42,17 @@ let package = Package(
         .target(name: "MicroHTTP", dependencies: ["CMicroHTTPD", "Locking"]),
         // Model, rules and the AlertStore actor: knows nothing of HTTP.
         .target(name: "AlertCore", dependencies: ["Locking"]),
+        // The store's journal in SQLite: group commit on a writer thread, and the image a restart restores.
+        .target(name: "AlertJournal", dependencies: ["AlertCore", "CSQLite", "JSON", "Locking"]),
         // Routes: HTTP <-> store, JSON shapes, problem+json errors.
         .target(
             name: "AlertAPI",
-            dependencies: ["MicroHTTP", "AlertCore", "BuildInfo", "JSON", "Locking"],
+            dependencies: ["MicroHTTP", "AlertCore", "AlertJournal", "BuildInfo", "JSON", "Locking"],
             plugins: ["EmbedResource"]
         ),
         // Several instances on one PostgreSQL: the database decides every change, each instance's store is a cache.
         .target(name: "AlertCluster", dependencies: ["AlertCore", "CLibPQ", "JSON", "Locking"]),
-        .executableTarget(name: "alertd", dependencies: ["AlertAPI", "AlertCluster", "BuildInfo"]),
+        .executableTarget(name: "alertd", dependencies: ["AlertAPI", "AlertCluster", "AlertJournal", "BuildInfo"]),
 
         // The seeds' AlertController API over HTTP; no server types, only JSON.
         .target(name: "AlertClient", dependencies: ["Locking"]),
@@ -64,6 +73,10 @@ let package = Package(
         .target(name: "AlertdTestSupport", dependencies: ["AlertAPI"], path: "Tests/AlertdTestSupport"),
         .testTarget(name: "MicroHTTPTests", dependencies: ["MicroHTTP", "HTTPTestSupport"]),
         .testTarget(name: "AlertCoreTests", dependencies: ["AlertCore", "HTTPTestSupport", "Locking"]),
+        .testTarget(
+            name: "AlertJournalTests",
+            dependencies: ["AlertJournal", "AlertCore", "CSQLite", "HTTPTestSupport", "Locking"]
+        ),
         .testTarget(name: "AlertAPITests", dependencies: ["AlertAPI", "AlertCore", "BuildInfo", "JSON", "MicroHTTP", "HTTPTestSupport", "AlertdTestSupport", "Locking"]),
         .testTarget(name: "AlertClientTests", dependencies: ["AlertClient", "AlertAPI", "HTTPTestSupport", "AlertdTestSupport", "Locking"]),
         .testTarget(

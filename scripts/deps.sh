@@ -16,6 +16,7 @@ need() { # need <package> <check command...>
 need pkg-config command -v pkg-config
 need libmicrohttpd-dev sh -c 'pkg-config --exists libmicrohttpd || test -f /usr/include/microhttpd.h'
 need libncurses-dev test -f /usr/include/ncursesw/curses.h
+need libsqlite3-dev sh -c 'pkg-config --exists sqlite3 || test -f /usr/include/sqlite3.h'
 need libpq-dev sh -c 'pkg-config --exists libpq || test -f /usr/include/postgresql/libpq-fe.h'
 # The cluster tests and make cluster start a scratch PostgreSQL server (initdb, pg_ctl).
 need_postgres() { need postgresql sh -c 'ls /usr/lib/postgresql/*/bin/initdb'; }
@@ -49,3 +50,4 @@ fi
 "${sudo[@]}" apt-get update -qq >/dev/null
 "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 pkg-config --exists libmicrohttpd || { echo "deps: pkg-config still cannot find libmicrohttpd" >&2; exit 1; }
+pkg-config --exists sqlite3 || { echo "deps: pkg-config still cannot find sqlite3" >&2; exit 1; }

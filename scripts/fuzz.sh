@@ -31,9 +31,9 @@ objects=$scratch/objects
 binary=$scratch/alertd-fuzz
 
 # Module: its dependencies among these, as in Package.swift.
-modules=(Locking JSON AlertCore MicroHTTP AlertAPI)
+modules=(Locking JSON BuildInfo AlertCore CSQLite AlertJournal MicroHTTP AlertAPI)
 flags=(-swift-version 6 -parse-as-library -O -g -enable-testing -sanitize=fuzzer,address
-       -I "$objects" -I Sources/CMicroHTTPD)
+       -I "$objects" -I Sources/CMicroHTTPD -I Sources/CSQLite)
 for flag in $(pkg-config --cflags libmicrohttpd); do flags+=(-Xcc "$flag"); done
 
 # Newer than $1: any of the remaining files, or $1 missing.
@@ -51,7 +51,12 @@ build() {
     local previous=() module sources
     for module in "${modules[@]}"; do
         mapfile -t sources < <(find "Sources/$module" -name '*.swift' | sort)
+        [ "$module" = CSQLite ] && continue  # a system library: its module map is found through -I
         [ "$module" = AlertAPI ] && sources+=("$embedded")
+        if [ "$module" = BuildInfo ]; then
+            scripts/build-info.sh . "$objects/BuildInfo"
+            sources+=("$objects/BuildInfo/BuildInfo+Generated.swift")
+        fi
         if stale "$objects/$module.o" "${sources[@]}" "${previous[@]}" scripts/fuzz.sh; then
             echo "fuzz: compiling $module"
             "$swiftc" "${flags[@]}" -module-name "$module" -wmo -c "${sources[@]}" \
@@ -62,7 +67,7 @@ build() {
     done
     if stale "$binary" Fuzz/*.swift "${previous[@]}"; then
         echo "fuzz: linking $binary"
-        "$swiftc" "${flags[@]}" -module-name AlertFuzz -use-ld=lld Fuzz/*.swift "${previous[@]}" -lmicrohttpd \
+        "$swiftc" "${flags[@]}" -module-name AlertFuzz -use-ld=lld Fuzz/*.swift "${previous[@]}" -lmicrohttpd -lsqlite3 \
             -o "$binary"
     fi
 }

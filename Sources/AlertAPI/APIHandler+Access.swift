@@ -8,7 +8,7 @@ extension APIHandler {
     /// everything else needs `Authorization: Bearer <token>`.
     /// - Throws: `Problem` 401 without a valid token.
     func authenticate(_ request: HTTPRequest, _ action: Role.Action) throws(Problem) -> Caller {
-        guard !tokens.isEmpty, action != .readPublic else { return .open }
+        guard !tokens.isOpen, action != .readPublic else { return .open }
         guard let header = request.headers["authorization"] else {
             throw .unauthorized("send the header 'Authorization: Bearer <token>'", invalidToken: false)
         }

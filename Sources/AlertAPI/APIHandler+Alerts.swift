@@ -26,7 +26,7 @@ extension APIHandler {
 
     /// Lists at once; a list that waits for the store to pass an index is `whenChanged(_:index:)`.
     func list(_ request: ListRequest) -> HTTPReply {
-        onStore({ store in store.list(request.query) }, then: Self.listResponse)
+        onStore({ store in store.visibleList(request.query) }, then: Self.listResponse)
     }
 
     static func listResponse(_ page: AlertPage) -> HTTPResponse {

@@ -24,16 +24,17 @@ extension APIHandler {
 
     /// Checks the cursor (410 when too old), then answers a JSON long-poll or starts a stream.
     func events(_ request: EventsRequest) async -> HTTPReply {
+        // A producer's cursors are the indexes of its own events (docs/DESIGN.md, "What a producer's index shows").
+        let owner = request.owner
+        // In a cluster, a cursor from another instance may be ahead of what this one has applied yet.
+        if let given = request.cursor, given > (await store.index) { await store.catchUp() }
         let cursor: UInt64
-        if let given = request.cursor {
-            // In a cluster, a cursor from another instance may be ahead of what this one has applied yet.
-            if given > (await store.index) { await store.catchUp() }
-            cursor = given
-        } else {
-            cursor = await store.index
-        }
         do {
-            _ = try await store.events(after: cursor, limit: 0)
+            cursor = try await store.run { @Sendable (store: isolated AlertStore) throws(AlertStoreError) in
+                let cursor = request.cursor ?? store.index(visibleTo: owner)
+                try store.checkCursor(cursor, visibleTo: owner)
+                return cursor
+            }
         } catch {
             return .response(Problem(error).response)
         }
@@ -51,10 +52,14 @@ extension APIHandler {
         let deadline = ContinuousClock.now + wait
         var seen = cursor
         while true {
-            let batch: (events: [AlertEvent], index: UInt64)
+            let batch: (events: [AlertEvent], index: UInt64, visible: UInt64)
             do {
-                batch = try await store.events(after: seen, limit: Self.longPollBatch, kinds: request.kinds,
-                                               presenter: request.presenter, owner: request.owner)
+                let after = seen
+                batch = try await store.run { @Sendable (store: isolated AlertStore) throws(AlertStoreError) in
+                    let read = try store.events(after: after, limit: Self.longPollBatch, kinds: request.kinds,
+                                                presenter: request.presenter, owner: request.owner)
+                    return (read.events, read.index, store.index(visibleTo: request.owner))
+                }
             } catch {
                 return Problem(error).response
             }
@@ -66,9 +71,10 @@ extension APIHandler {
                 writer.beginArray()
                 for event in batch.events { writer.write(event) }
                 writer.endArray()
-                // A full batch may have left events unread: resume from its last one, not the store's index.
+                // A full batch may have left events unread: resume from its last one, not the index the caller
+                // sees (the store's, or a producer's own newest event's).
                 let full = batch.events.count == Self.longPollBatch
-                let index = full ? batch.events[batch.events.count - 1].index : batch.index
+                let index = full ? batch.events[batch.events.count - 1].index : max(cursor, batch.visible)
                 var response = HTTPResponse.json(200, writer.bytes)
                 response.headers.add("X-Alertd-Index", String(index))
                 return response
@@ -92,6 +98,9 @@ extension APIHandler {
         // saw and reconnects with it as `Last-Event-ID` then misses nothing, even when no event came yet.
         // A block without `data` dispatches no event, but still sets the last event id (WHATWG SSE).
         guard await send(Array("retry: 1000\nid: \(start)\n\n".utf8), to: stream) else { return }
+        // A keep-alive comment goes out after `keepAlive` without writing, however busy the store is with changes
+        // this stream does not show.
+        var quietSince = ContinuousClock.now
         while !stream.isClosed, !Task.isCancelled {
             let batch: (events: [AlertEvent], index: UInt64)
             do {
@@ -104,14 +113,18 @@ extension APIHandler {
             }
             if batch.events.isEmpty {
                 cursor = batch.index
-                let index: UInt64
+                let quiet = ContinuousClock.now - quietSince
+                if quiet >= keepAlive {
+                    guard await send(Array(": keep-alive\n\n".utf8), to: stream) else { return }
+                    quietSince = .now
+                    continue
+                }
                 do {
-                    index = try await store.waitForChange(after: cursor, timeout: keepAlive)
+                    _ = try await store.waitForChange(after: cursor, timeout: keepAlive - quiet)
                 } catch {
                     stream.finish(with: Array(": alertd is shutting down\n\n".utf8))
                     return
                 }
-                if index == cursor, !(await send(Array(": keep-alive\n\n".utf8), to: stream)) { return }
                 continue
             }
             // Written in pieces that fit the stream's buffer: a batch larger than the limit would
@@ -129,6 +142,7 @@ extension APIHandler {
             }
             cursor = batch.events.count < Self.eventBatch ? batch.index : batch.events[batch.events.count - 1].index
             guard await send(bytes, to: stream) else { return }
+            quietSince = .now
         }
     }
 

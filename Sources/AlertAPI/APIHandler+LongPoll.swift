@@ -45,10 +45,40 @@ extension APIHandler {
                 case .shuttingDown: return responder.respond(.response(Problem.shuttingDown.response))
                 case .unavailable: return responder.respond(.response(Problem.writeFailed(store).response))
                 }
-                Task { responder.respond(.response(Self.listResponse(await store.list(query)))) }
+                // Read once everything it may show is durable, like any list.
+                store.perform({ store in store.visibleList(query) }) { outcome, failure in
+                    let response = failure.map { Problem(AlertStoreError.unavailable($0.reason)).response }
+                        ?? Self.listResponse(outcome.get())
+                    responder.respond(.response(response))
+                }
             }
             Self.register(responder, on: store) { store throws(AlertStoreError) in
                 try store.whenChanged(after: index, timeout: wait, wake)
+            }
+        }
+    }
+
+    /// A producer's blocking list query: waits on a task until one of `owner`'s alerts changes after `index` (other
+    /// producers' changes wake the task, which finds nothing it may see and waits again) or `wait` passes, then lists.
+    func whenOwnChanged(_ request: ListRequest, index: UInt64, owner: String) -> HTTPReply {
+        let store = self.store
+        let query = request.query
+        let deadline = ContinuousClock.now + request.wait
+        return .deferred {
+            while true {
+                let timedOut = ContinuousClock.now >= deadline || Task.isCancelled
+                let step: (page: AlertPage?, seen: UInt64) = await store.run { @Sendable (store: isolated AlertStore) in
+                    let changed = timedOut || store.index(visibleTo: owner) > index
+                    return (changed ? store.visibleList(query) : nil, store.index)
+                }
+                // Answered as any list is, once what it shows is durable.
+                if step.page != nil { return self.list(request) }
+                let seen = step.seen
+                do throws(AlertStoreError) {
+                    _ = try await store.waitForChange(after: seen, timeout: deadline - .now)
+                } catch {
+                    return .response(Problem(error).response)
+                }
             }
         }
     }

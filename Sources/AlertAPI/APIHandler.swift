@@ -12,12 +12,16 @@ struct APIHandler: HTTPHandler {
     let webhooks: WebhookPolicy
     /// How often an idle event stream sends a keep-alive comment.
     let keepAlive: Duration
-    /// Who may do what; empty: everyone may do everything.
-    let tokens: AccessTokens
+    /// Who may do what; open: everyone may do everything.
+    let tokens: LiveTokens
+    /// Keeps web pages out of an open alertd; nil when tokens are configured.
+    let browsers: BrowserGuard?
     /// Waiting requests per client (token name or address), and their limit.
     var waits = ClientWaits(limit: 0)
     /// Bodies of woken long-polls, shared by the waiters woken with the same alert.
     let renders = WakeRenders()
+    /// The journal's WAL size and failed state for `/metrics`; `nil` when memory only.
+    var journalGauges: (@Sendable () -> JournalGauges)? = nil
 
     /// Methods counted by name in metrics and logs; any other is "other", so labels stay bounded.
     static let metricMethods: Set<String> = ["GET", "HEAD", "POST", "DELETE", "PUT", "PATCH", "OPTIONS"]
@@ -34,6 +38,13 @@ struct APIHandler: HTTPHandler {
 
     /// The reply, and the caller once its token is known.
     private func handle(_ request: HTTPRequest, on route: Route) -> (HTTPReply, Caller?) {
+        if let browsers {
+            do throws(Problem) {
+                try browsers.check(request.headers)
+            } catch {
+                return (.response(error.response), nil)
+            }
+        }
         guard route.allows(request.method) else {
             if case .notFound = route { return (.response(Problem.unknownPath(request.path).response), nil) }
             var problem = Problem.plain(405, "Method Not Allowed",
@@ -88,7 +99,7 @@ struct APIHandler: HTTPHandler {
             return .response(health())
         case (.metrics, _):
             return .deferred {
-                let text = metrics.render(await store.statistics)
+                let text = metrics.render(await store.statistics, journal: journalGauges?())
                 return .response(HTTPResponse(
                     status: 200, headers: ["Content-Type": "text/plain; version=0.0.4; charset=utf-8"],
                     body: Array(text.utf8)))
@@ -129,7 +140,9 @@ struct APIHandler: HTTPHandler {
                 wait: try query.wait()
             )
             guard let index = list.index, list.wait > .zero else { return self.list(list) }
-            return try waiting(whenChanged(list, index: index), if: list.waits, for: request, as: caller)
+            let owner = list.query.owner
+            let waited = owner.map { whenOwnChanged(list, index: index, owner: $0) } ?? whenChanged(list, index: index)
+            return try waiting(waited, if: list.waits, for: request, as: caller)
         case (.alert(let id), "DELETE"):
             _ = try readable(id, by: caller)
             return dismiss(id, by: caller)

@@ -25,7 +25,8 @@ public struct AccessTokens: Sendable {
     /// - Parameters:
     ///   - text: the entries: `name:role:token`, separated by newlines or commas.
     ///   - source: where they came from (a file path or a variable name), for error messages.
-    /// - Throws: `ConfigurationError` naming the source and entry, never the token.
+    /// - Throws: `ConfigurationError` naming the source and entry, never the token; also when `text` holds no
+    ///   entry at all (a tokens file that is empty or all comments must not open the server to everyone).
     public init(parsing text: String, source: String) throws(ConfigurationError) {
         var number = 0
         for line in text.split(whereSeparator: { $0 == "\n" || $0 == "\r" || $0 == "," }) {
@@ -50,6 +51,11 @@ public struct AccessTokens: Sendable {
                 throw fail("the token of '\(name)' may hold only letters, digits and - . _ ~ + / =")
             }
             try add(Entry(secret: secret, caller: Caller(name: name, role: role)), fail: fail)
+        }
+        guard !entries.isEmpty else {
+            throw ConfigurationError(description: "\(source) holds no tokens, only blank lines or comments: alertd "
+                + "would serve everyone everything. Add name:role:token entries, or give no tokens at all to run "
+                + "open on loopback")
         }
     }
 

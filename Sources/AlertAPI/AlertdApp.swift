@@ -1,4 +1,5 @@
 import AlertCore
+import AlertJournal
 import MicroHTTP
 
 /// A running alertd: the store behind the HTTP API. `alertd`'s `main` and the tests build
@@ -11,11 +12,17 @@ public final class AlertdApp: Sendable {
     private let sink: LogSink?
     /// Held here, not by the relay: the store holds the relay and the sender holds the store.
     private let webhooks: WebhookSender
+    /// The tokens in force; `reloadTokens()` replaces them.
+    private let tokens: LiveTokens
+    private let log: AccessLog
+    /// The SQLite journal in `--data-dir`, or `nil` when alerts live in memory only.
+    private let journal: SQLiteJournal?
     private let authority: (any StoreAuthorityService)?
 
     /// Starts serving at once.
     /// - Parameter configuration: address, limits, retention and tokens.
     /// - Throws: `ConfigurationError` when it would serve open beyond loopback without `insecure`;
+    ///   `JournalOpenError` when the data dir cannot be used (held by another alertd, corrupt, newer, unwritable);
     ///   `HTTPServerError` when the address cannot be bound.
     /// - Parameter authority: The database that decides every change when several instances share it (`nil`: this
     ///   instance decides): the store starts from its image and it is started feeding the store.
@@ -26,31 +33,93 @@ public final class AlertdApp: Sendable {
         // The webhook sender needs the store and the store needs the sender; the relay lets the store
         // have its observer before the server takes the first request.
         let relay = ResolutionRelay()
-        let store = if let authority {
-            AlertStore(configuration: configuration.store, authority: authority, image: authority.image)
+        let store: AlertStore
+        let journal: SQLiteJournal?
+        if let authority {
+            journal = nil
+            store = AlertStore(configuration: configuration.store, authority: authority, image: authority.image)
+        } else if let directory = configuration.dataDirectory {
+            let (opened, image) = try SQLiteJournal.open(
+                directory: directory, eventHistory: configuration.store.eventHistory)
+            journal = opened
+            store = AlertStore(configuration: configuration.store, journal: opened, image: image) {
+                relay.forward($0)
+            }
         } else {
-            AlertStore(configuration: configuration.store) { relay.forward($0) }
+            journal = nil
+            store = AlertStore(configuration: configuration.store) { relay.forward($0) }
         }
+        self.journal = journal
         self.store = store
         sink = configuration.logDescriptor.map(LogSink.init(descriptor:))
         let log = AccessLog(sink: sink, logRequests: configuration.logRequests)
+        self.log = log
+        let tokens = LiveTokens(configuration.tokens)
+        self.tokens = tokens
+        let browsers = tokens.isOpen ? BrowserGuard(origins: configuration.allowedOrigins,
+                                                    hosts: configuration.allowedHosts,
+                                                    listenHost: configuration.http.host) : nil
         let metrics = Metrics()
         // Webhook connections get descriptors of their own, which serving leaves free.
         let outbound = WebhookSender.connectionLimit(fileLimit: FileLimit.hard)
         let sender = WebhookSender(store: store, metrics: metrics, log: log, connections: outbound)
         webhooks = sender
         relay.connect(sender)
+        if let journal {
+            journal.observeCommits { metrics.committed(seconds: $0.seconds, batch: $0.appends) }
+        }
+        var gauges: (@Sendable () -> JournalGauges)?
+        if let journal {
+            gauges = { JournalGauges(walBytes: journal.statistics.walBytes, failed: journal.failure != nil) }
+        }
         authority?.start(feeding: store) { relay.forward($0) }
         let handler = APIHandler(store: store, metrics: metrics, log: log, webhooks: configuration.webhooks,
-                                 keepAlive: configuration.eventKeepAlive, tokens: configuration.tokens,
-                                 waits: ClientWaits(limit: configuration.waitsPerClient))
+                                 keepAlive: configuration.eventKeepAlive, tokens: tokens, browsers: browsers,
+                                 waits: ClientWaits(limit: configuration.waitsPerClient), journalGauges: gauges)
         var http = configuration.http
         http.reservedDescriptors += outbound
-        server = try HTTPServer(configuration: http, handler: handler)
+        do {
+            server = try HTTPServer(configuration: http, handler: handler)
+        } catch {
+            journal?.close()
+            authority?.stop()
+            throw error
+        }
+        // Restored alerts whose timeout passed meanwhile expire now, and deliveries not yet done start again.
+        if store.now({ $0.resume() }) == nil { Task { await store.resume() } }
         if configuration.servesOpenBeyondLoopback {
             log.event("warn", "serving without access tokens on a non-loopback address (--insecure)",
                       ["host": configuration.http.host])
         }
+    }
+
+    /// Reads the tokens file again and serves with its tokens (and those of `ALERTD_TOKENS`) from the next request
+    /// on, all at once; what SIGHUP does. A file that does not load (unreadable, a bad entry, no tokens) changes
+    /// nothing: the tokens in force stay, and the log says why. Without a tokens file it logs that there is nothing
+    /// to reload. Requests already authenticated (a long-poll, an event stream) keep going.
+    /// - Returns: whether new tokens are in force.
+    @discardableResult
+    public func reloadTokens() -> Bool {
+        guard let file = configuration.tokensFile else {
+            log.event("info", "SIGHUP: nothing to reload (no tokens file)")
+            sink?.flush()
+            return false
+        }
+        let loaded: AccessTokens
+        do {
+            loaded = try configuration.loadTokens()
+        } catch {
+            log.event("error", "SIGHUP: kept the tokens in force; the tokens file did not load",
+                      ["file": file, "reason": error.description])
+            sink?.flush()
+            return false
+        }
+        let replaced = tokens.replace(with: loaded)
+        log.event(replaced ? "info" : "error", replaced ? "SIGHUP: reloaded the tokens file"
+                    : "SIGHUP: kept the tokens in force; alertd started without tokens and stays open",
+                  ["file": file, "tokens": String(loaded.count)])
+        sink?.flush()
+        return replaced
     }
 
     /// The bound port.
@@ -74,6 +143,7 @@ public final class AlertdApp: Sendable {
         await server.shutdown(grace: configuration.shutdownGrace)
         webhooks.stop()
         authority?.stop()
+        journal?.close()
         sink?.flush()
     }
 }

@@ -37,6 +37,19 @@ extension AlertdConfiguration {
         }
     }
 
+    /// A comma-separated list, each item trimmed and valid, at least one.
+    private static func list(
+        _ isValid: @escaping @Sendable (String) -> Bool,
+        _ set: @escaping @Sendable (inout AlertdConfiguration, [String]) -> Void
+    ) -> @Sendable (inout AlertdConfiguration, String) throws(ConfigurationError) -> Bool {
+        { configuration, text in
+            let items = text.split(separator: ",").map { String($0).trimmingCharacters(in: .whitespaces) }
+            guard !items.isEmpty, items.allSatisfy(isValid) else { return false }
+            set(&configuration, items)
+            return true
+        }
+    }
+
     private static let options: [Option] = [
         Option(flag: "--host", environment: "ALERTD_HOST", help: "address to bind (default 127.0.0.1)") {
             $0.http.host = $1
@@ -122,17 +135,24 @@ extension AlertdConfiguration {
             return true
         },
         Option(flag: "--tokens-file", environment: "ALERTD_TOKENS_FILE",
-               help: "file of bearer tokens, one name:role:token a line (default none: open, loopback only)") {
-            (configuration: inout AlertdConfiguration, path: String) throws(ConfigurationError) -> Bool in
-            try configuration.addTokens(try readTokens(path), source: path)
-            return true
+               help: "file of bearer tokens, one name:role:token a line; SIGHUP reloads it (default none: open)") {
+            $0.tokensFile = $1
+            return !$1.isEmpty
         },
         Option(flag: nil, environment: "ALERTD_TOKENS",
                help: "bearer tokens, name:role:token separated by commas (environment only)") {
             (configuration: inout AlertdConfiguration, text: String) throws(ConfigurationError) -> Bool in
-            try configuration.addTokens(text, source: "ALERTD_TOKENS")
+            configuration.environmentTokens = try AccessTokens(parsing: text, source: "ALERTD_TOKENS")
             return true
         },
+        Option(flag: "--allow-origin", environment: "ALERTD_ALLOW_ORIGIN",
+               help: "without tokens: web origins (http[s]://host[:port]) whose requests are served, comma-separated "
+                   + "(default none)",
+               apply: list(BrowserGuard.isOrigin) { $0.allowedOrigins = $1 }),
+        Option(flag: "--allow-host", environment: "ALERTD_ALLOW_HOST",
+               help: "without tokens: Host names served besides localhost, IP addresses and --host, comma-separated "
+                   + "(default none)",
+               apply: list(BrowserGuard.isHostName) { $0.allowedHosts = $1 }),
         Option(flag: "--insecure", environment: "ALERTD_INSECURE",
                help: "allow serving without tokens on a non-loopback address", takesValue: false) {
             guard $1 == "on" || $1 == "off" else { return false }
@@ -143,17 +163,6 @@ extension AlertdConfiguration {
                help: "seconds shutdown waits for in-flight requests (default 10)",
                apply: integer(0...3600) { $0.shutdownGrace = .seconds($1) }),
     ]
-
-    /// The contents of a tokens file.
-    private static func readTokens(_ path: String) throws(ConfigurationError) -> String {
-        guard let data = FileManager.default.contents(atPath: path), let text = String(data: data, encoding: .utf8)
-        else { throw ConfigurationError(description: "cannot read the tokens file '\(path)'") }
-        return text
-    }
-
-    private mutating func addTokens(_ text: String, source: String) throws(ConfigurationError) {
-        tokens = try tokens.merged(with: AccessTokens(parsing: text, source: source))
-    }
 
     /// The usage text of `alertd --help`.
     public static var usage: String {
@@ -177,6 +186,8 @@ extension AlertdConfiguration {
         text += "show this help\n"
         text += "  " + "--version".padding(toLength: flagWidth + environmentWidth, withPad: " ", startingAt: 0)
         text += "print the version and the git revision\n"
+        text += "\nsignals: SIGTERM or SIGINT stops gracefully; SIGHUP reloads the tokens file (a bad file keeps the "
+            + "tokens in force)\n"
         return text
     }
 
@@ -225,6 +236,7 @@ extension AlertdConfiguration {
             throw ConfigurationError(description: "--data-dir (ALERTD_DATA_DIR) and --database (ALERTD_DATABASE) "
                 + "cannot both be set: one instance journals to its data dir, several share one PostgreSQL")
         }
+        configuration.tokens = try configuration.loadTokens()
         try configuration.checkExposure()
         return .run(configuration)
     }

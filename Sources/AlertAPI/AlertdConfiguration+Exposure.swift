@@ -1,12 +1,21 @@
+import MicroHTTP
+
 extension AlertdConfiguration {
-    /// Whether anyone beyond this machine could reach an open alertd: no tokens, a non-loopback address.
+    /// Whether anyone beyond this machine could reach an open alertd: no tokens, and a host that does not stand for
+    /// loopback addresses only.
     public var servesOpenBeyondLoopback: Bool {
-        tokens.isEmpty && !Self.isLoopback(http.host)
+        tokens.isEmpty && !(http.hostAddresses.map { $0.allSatisfy(Self.isLoopback) } ?? Self.isLoopback(http.host))
     }
 
-    /// Refuses to serve open beyond this machine unless `insecure` says so.
+    /// Refuses a host that does not resolve, and serving open beyond this machine unless `insecure` says so.
     /// - Throws: `ConfigurationError` saying why and what to do instead.
     public func checkExposure() throws(ConfigurationError) {
+        guard http.hostAddresses != nil else {
+            throw ConfigurationError(description: """
+                cannot listen on '\(http.host)': it is not an IP address, and the name does not resolve. Give an \
+                address of this machine (--host 127.0.0.1, --host ::1) or a name that resolves to one.
+                """)
+        }
         guard servesOpenBeyondLoopback, !insecure else { return }
         throw ConfigurationError(description: """
             refusing to listen on \(http.host) without access tokens: anyone who can reach it could read every \

@@ -21,6 +21,14 @@ public struct AlertdConfiguration: Sendable {
     public var logDescriptor: Int32? = 2
     /// The bearer tokens and their roles; none means every request may do everything.
     public var tokens = AccessTokens()
+    /// The tokens file, read again on `AlertdApp.reloadTokens()` (SIGHUP); nil for none.
+    public var tokensFile: String?
+    /// The tokens given in `ALERTD_TOKENS`, kept across reloads of the tokens file.
+    public var environmentTokens = AccessTokens()
+    /// Without tokens: the `Origin`s whose requests are served (a request with any other `Origin` gets 403).
+    public var allowedOrigins: [String] = []
+    /// Without tokens: `Host` names served besides `localhost`, IP addresses and the listening host.
+    public var allowedHosts: [String] = []
     /// Whether to serve without tokens on a non-loopback address anyway.
     public var insecure = false
     /// The directory of the SQLite journal; `nil`: memory only, alerts do not survive a restart.

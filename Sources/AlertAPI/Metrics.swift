@@ -18,6 +18,9 @@ final class Metrics: Sendable {
         var webhookDeliveries: [String: UInt64] = [:]
         /// Answers by responder name (`""` without tokens); bounded, as names come from the configured tokens.
         var answersByResponder: [String: UInt64] = [:]
+        /// The journal's commits: how long each took, and how many store turns it held (the batch).
+        var commitSeconds = Histogram(bounds: [0.0005, 0.001, 0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.5, 1])
+        var commitBatch = Histogram(bounds: [1, 2, 4, 8, 16, 32, 64, 128, 256, 1024])
     }
 
     private let state = Lock(State())
@@ -39,6 +42,14 @@ final class Metrics: Sendable {
     }
 
     /// An event stream opened (+1) or closed (-1).
+    /// One journal commit: its duration and how many store turns it made durable.
+    func committed(seconds: Double, batch: Int) {
+        state.withLock {
+            $0.commitSeconds.observe(seconds)
+            $0.commitBatch.observe(Double(batch))
+        }
+    }
+
     func stream(_ delta: Int) {
         state.withLock { $0.openStreams += delta }
     }
@@ -54,7 +65,7 @@ final class Metrics: Sendable {
     }
 
     /// The Prometheus text exposition (version 0.0.4).
-    func render(_ store: StoreStatistics) -> String {
+    func render(_ store: StoreStatistics, journal: JournalGauges? = nil) -> String {
         let state = state.withLock { $0 }
         var lines: [String] = []
         func family(_ name: String, _ type: String, _ help: String, _ samples: [String]) {
@@ -92,6 +103,22 @@ final class Metrics: Sendable {
                ["delivered", "retry", "failed"].map {
                    "alertd_webhook_deliveries_total{outcome=\"\($0)\"} \(state.webhookDeliveries[$0] ?? 0)"
                })
+        if let journal {
+            family("alertd_journal_commit_seconds", "histogram", "Time to commit a batch to the data dir (fsync included).",
+                   state.commitSeconds.lines("alertd_journal_commit_seconds"))
+            family("alertd_journal_batch_size", "histogram", "Store turns made durable by one commit (group commit).",
+                   state.commitBatch.lines("alertd_journal_batch_size"))
+            family("alertd_journal_wal_bytes", "gauge", "Size of the SQLite write-ahead log.",
+                   ["alertd_journal_wal_bytes \(journal.walBytes)"])
+            family("alertd_journal_write_failed", "gauge", "1 once a commit failed: writes are refused until a restart.",
+                   ["alertd_journal_write_failed \(journal.failed ? 1 : 0)"])
+        }
         return lines.joined(separator: "\n") + "\n"
     }
+}
+
+/// The journal's state for `/metrics`.
+struct JournalGauges: Sendable {
+    var walBytes: Int64
+    var failed: Bool
 }

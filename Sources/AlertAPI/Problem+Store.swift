@@ -18,8 +18,7 @@ extension Problem {
             self = .shuttingDown
         case .unavailable:
             self = .alertd(503, "write-failed", "Writes unavailable", detail: error.message)
-            // A cluster's database comes back by itself; a failed journal does not, and says so in the detail.
-            headers.add("Retry-After", "1")
+            headers.add("Retry-After", "5")
         case .historyGone:
             self = .alertd(410, "history-gone", "Event history gone", detail: error.message)
         case .keyReused:

@@ -48,10 +48,20 @@ struct Problem: Error, Sendable {
         .alertd(400, "malformed-json", "Malformed JSON", detail: detail)
     }
 
+    /// The most problems `errors` lists one by one; one more entry counts the rest.
+    static let listedErrors = 32
+
+    /// 422 listing the first `listedErrors` problems, then, when there are more, one entry (pointer `""`, the whole
+    /// body) saying how many more: a 64 KiB body of bad members must not get a response many times its size.
     static func validation(_ items: [Item]) -> Problem {
         let summary = items.count == 1 ? items[0].detail : "\(items.count) problems; see errors"
         var problem = Problem.alertd(422, "validation-failed", "Validation failed", detail: summary)
-        problem.errors = items
+        problem.errors = Array(items.prefix(listedErrors))
+        if items.count > listedErrors {
+            let more = items.count - listedErrors
+            problem.errors.append(Item(location: .pointer(""), detail: "\(more) more problem\(more == 1 ? "" : "s") "
+                + "not listed (only the first \(listedErrors) are)"))
+        }
         return problem
     }
 

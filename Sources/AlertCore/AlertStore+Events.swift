@@ -8,8 +8,9 @@ extension AlertStore {
     ///   - presenter: Only alerts addressed to this presenter (all when `nil`).
     ///   - owner: Only alerts created by this owner (everyone's when `nil`).
     /// - Returns: The events, and the change index they were read at.
-    /// - Throws: `AlertStoreError` `historyGone` when events after `cursor` were already dropped, or when
-    ///   `cursor` is ahead of the store (a cursor from before a restart): the caller must re-list.
+    /// - Throws: `AlertStoreError` `historyGone` when events after `cursor` were already dropped (with `owner`:
+    ///   events of that owner's alerts), or when `cursor` is ahead of the store (a cursor from before a restart):
+    ///   the caller must re-list.
     public func events(
         after cursor: UInt64, limit: Int = 1000, kinds: Set<AlertEvent.Kind> = [], presenter: String? = nil,
         owner: String? = nil
@@ -19,7 +20,9 @@ extension AlertStore {
         if cursor > head {
             throw .historyGone(cursor: cursor, oldest: eventLog.oldestIndex, current: head)
         }
-        if cursor < head, let oldest = eventLog.oldestIndex, cursor + 1 < oldest {
+        if let owner {
+            try checkOwnHistory(after: cursor, of: owner)
+        } else if cursor < head, let oldest = eventLog.oldestIndex, cursor + 1 < oldest {
             throw .historyGone(cursor: cursor, oldest: oldest, current: head)
         }
         let events = eventLog.events(after: cursor, limit: limit) { event in

@@ -29,9 +29,6 @@ extension AlertStore {
         resolved.sort { ($0.result!.resolvedAt, $0.sequence) < ($1.result!.resolvedAt, $1.sequence) }
         for alert in resolved {
             resolvedIndex.insert(alert.sequence, at: instant(alert.result!.resolvedAt))
-            if alert.delivery?.state == .pending, let observer = resolutionObserver {
-                afterCommit { failure in if failure == nil { observer(alert) } }
-            }
         }
         for (record, sequence) in image.idempotency where records[sequence] != nil {
             let key = IdempotencyScope(owner: record.owner, key: record.key)
@@ -39,7 +36,18 @@ extension AlertStore {
             keysBySequence[sequence] = key
         }
         createdCount = 0
+    }
+
+    /// Starts what a restored store owes: the timer (alerts whose timeout passed while alertd was down expire at
+    /// once, resolved alerts past retention are dropped) and the webhook deliveries not yet done (at least once:
+    /// one cut short by the restart is made again). Call it once the webhook sender is connected. Does nothing
+    /// more than arm the timer for a store that was not restored.
+    public func resume() {
+        defer { endTurn() }
         scheduleRetention()
         armTimer()
+        for sequence in resolvedIndex.bySequence {
+            if let alert = records[sequence] { startDelivery(of: alert) }
+        }
     }
 }

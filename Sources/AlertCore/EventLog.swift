@@ -3,6 +3,8 @@ struct EventLog {
     private var ring: [AlertEvent] = []
     private var start = 0
     let capacity: Int
+    /// Each owner's newest event and newest dropped event.
+    private(set) var owners = OwnerMarks()
 
     init(capacity: Int) {
         self.capacity = max(1, capacity)
@@ -12,9 +14,11 @@ struct EventLog {
     var oldestIndex: UInt64? { ring.isEmpty ? nil : ring[start].index }
 
     mutating func append(_ event: AlertEvent) {
+        owners.appended(event)
         if ring.count < capacity {
             ring.append(event)
         } else {
+            owners.dropped(ring[start])
             ring[start] = event
             start = (start + 1) % capacity
         }

@@ -29,8 +29,9 @@ final class Signals {
         sources.forEach { $0.cancel() }
     }
 
-    /// Suspends until one of the signals has arrived (perhaps already); returns it.
-    func first() async -> Int32 {
+    /// Suspends until one of the signals has arrived (perhaps already); returns it. Each call returns the next
+    /// signal, in the order they arrived.
+    func next() async -> Int32 {
         for await number in stream { return number }
         return fallback
     }

@@ -2,8 +2,12 @@ import AlertAPI
 import AlertCluster
 import Foundation
 
-// alertd: reads its configuration, starts the app, serves until SIGTERM or SIGINT.
+// alertd: reads its configuration, starts the app, serves until SIGTERM or SIGINT; SIGHUP reloads the tokens file;
+// `alertd backup …` backs up a data dir instead (BackupCommand).
 signal(SIGPIPE, SIG_IGN)
+if CommandLine.arguments.dropFirst().first == "backup" {
+    exit(BackupCommand.run(Array(CommandLine.arguments.dropFirst(2)), environment: ProcessInfo.processInfo.environment))
+}
 let command: AlertdCommand
 do {
     command = try AlertdConfiguration.command(
@@ -18,7 +22,7 @@ case .help(let usage):
 case .version(let line):
     print(line)
 case .run(let configuration):
-    let signals = Signals([SIGTERM, SIGINT])
+    let signals = Signals([SIGTERM, SIGINT, SIGHUP])
     let app: AlertdApp
     do {
         let cluster = try configuration.database.map {
@@ -39,7 +43,11 @@ case .run(let configuration):
         print("alertd: memory only: alerts do not survive a restart (--data-dir DIR keeps them)")
     }
     fflush(nil)
-    let signal = await signals.first()
+    var signal = await signals.next()
+    while signal == SIGHUP {
+        app.reloadTokens()
+        signal = await signals.next()
+    }
     print("alertd: received", signal == SIGTERM ? "SIGTERM," : "SIGINT,", "shutting down")
     fflush(nil)
     await app.shutdown()

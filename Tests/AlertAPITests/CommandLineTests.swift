@@ -52,7 +52,7 @@ struct CommandLineTests {
         #expect(inline.http.port == 9000 && spaced.http.port == 9000)
         #expect(inline.webhooks.rules == spaced.webhooks.rules)
         #expect(inline.http.trustedProxies == spaced.http.trustedProxies)
-        #expect(try Self.configuration(["--host=a=b", "--insecure"]).http.host == "a=b")
+        #expect(try Self.configuration(["--data-dir=/tmp/a=b"]).dataDirectory == "/tmp/a=b")
         #expect(throws: ConfigurationError.self) { try Self.configuration(["--host"]) }
     }
 

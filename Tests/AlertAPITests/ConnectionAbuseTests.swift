@@ -87,7 +87,7 @@ struct ConnectionAbuseTests {
     func slowBody() async throws {
         try await LiveServer.with({ $0.http.bodyTimeout = 1 }) { server in
             let body = #"{"message":"\#(String(repeating: "s", count: 200))"}"#
-            let head = "POST /v1/alerts HTTP/1.1\r\nHost: x\r\nContent-Length: \(body.utf8.count)\r\n\r\n"
+            let head = "POST /v1/alerts HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: \(body.utf8.count)\r\n\r\n"
             let (response, seconds) = try await Self.trickle(head, body, port: server.port)
             _ = expectProblem(response, 408, type: "urn:alertd:problem:request-timeout")
             #expect(seconds < TestTime.bound(3), "cut at the body deadline (1 s), though bytes restart the idle timer")
@@ -99,7 +99,7 @@ struct ConnectionAbuseTests {
     func slowHead() async throws {
         try await LiveServer.with({ $0.http.headerTimeout = 1 }) { server in
             let slow = "X-Slow: " + String(repeating: "z", count: 200)
-            let line = "GET /healthz HTTP/1.1\r\nHost: x\r\n"
+            let line = "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n"
             let (response, seconds) = try await Self.trickle(line, slow, port: server.port)
             _ = expectProblem(response, 408, type: "urn:alertd:problem:request-timeout")
             #expect(response.json["detail"]?.stringValue?.contains("within 1 s") == true)
@@ -119,7 +119,7 @@ struct ConnectionAbuseTests {
             let holders = await WireSocket.onThread { () -> [WireSocket] in
                 waits.compactMap { line in
                     let socket = try? WireSocket(port: port)
-                    try? socket?.send(Array("\(line) HTTP/1.1\r\nHost: x\r\n\r\n".utf8))
+                    try? socket?.send(Array("\(line) HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".utf8))
                     return socket
                 }
             }
@@ -171,7 +171,7 @@ struct ConnectionAbuseTests {
             let port = server.port
             let holder = await WireSocket.onThread { () -> WireSocket? in
                 let socket = try? WireSocket(port: port)
-                let head = "GET /v1/alerts/\(id)/response?wait=30 HTTP/1.1\r\nHost: x\r\n"
+                let head = "GET /v1/alerts/\(id)/response?wait=30 HTTP/1.1\r\nHost: 127.0.0.1\r\n"
                     + "Authorization: Bearer \(alice)\r\n\r\n"
                 try? socket?.send(Array(head.utf8))
                 return socket
@@ -224,7 +224,7 @@ struct ConnectionAbuseTests {
             _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 10)  // this thread only, on Linux
             var sockets: [WireSocket] = []
             sockets.reserveCapacity(10_100)
-            let partial = Array("GET /healthz HTTP/1.1\r\nHost: x\r\nX-Stall: ".utf8)
+            let partial = Array("GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Stall: ".utf8)
             for host in UInt8(2)...11 {
                 for _ in 0..<(host == 11 ? 1024 : 1000) {
                     guard let socket = try? WireSocket(port: port, source: host, timeout: 2) else { continue }

@@ -56,10 +56,12 @@ struct ConnectionTests {
             let port = server.port
             let clients = try (0..<30).map { _ in try KeepAliveClient(port: port) }
             for client in clients {
-                try client.write(Array("GET /v1/alerts/\(id)/response?wait=30 HTTP/1.1\r\nHost: x\r\n\r\n".utf8))
+                try client.write(Array(
+                    "GET /v1/alerts/\(id)/response?wait=30 HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".utf8))
             }
             let partial = try KeepAliveClient(port: port)
-            try partial.write(Array("POST /v1/alerts HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\n{\"mess".utf8))
+            try partial.write(Array(
+                "POST /v1/alerts HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 1000\r\n\r\n{\"mess".utf8))
             try await Task.sleep(for: .milliseconds(300))
             for client in clients { client.hangUp() }
             partial.hangUp()

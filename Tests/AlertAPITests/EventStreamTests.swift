@@ -259,26 +259,38 @@ struct EventStreamTests {
         }
     }
 
-    @Test("A cursor from before a restart is refused, even once the new server's index has passed it")
+    @Test("With a data dir, a cursor from before a restart resumes after it with nothing missed and nothing repeated")
     func cursorFromBeforeRestart() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("alertd-events-\(UUID())").path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
         var lastSeen = ""
-        try await LiveServer.with { old in
+        var instance: String?
+        try await LiveServer.with({ $0.dataDirectory = directory }) { old in
             let client = try await old.openStream()
             defer { client.disconnect() }
             _ = try await old.createMany(3, parallel: 1) { #"{"title":"old \#($0)"}"# }
             lastSeen = await client.messages(3).last?.id ?? ""
+            instance = try await old.get("/healthz").headers["x-alertd-instance"]
         }
         #expect(lastSeen == "3")
-        try await LiveServer.with { new in
-            // The restarted server has had 5 changes the client never saw; "after 3" would skip 1...3 of them.
+        try await LiveServer.with({ $0.dataDirectory = directory }) { new in
+            #expect(try await new.get("/healthz").headers["x-alertd-instance"] == instance, "the data dir keeps it")
             _ = try await new.createMany(5, parallel: 1) { #"{"title":"new \#($0)"}"# }
             let response = try await new.send("GET", "/v1/events?wait=0", headers: [("Last-Event-ID", lastSeen)])
-            withKnownIssue("""
-                event ids are bare change indexes with no server epoch: a cursor from before a restart \
-                is only recognised while it is ahead of the new server's index
-                """) {
-                #expect(response.status == 410, "\(response.text)")
-            }
+            #expect(response.status == 200, "\(response.text)")
+            let events = response.json.arrayValue ?? []
+            #expect(events.map { $0["id"]?.int64Value } == [4, 5, 6, 7, 8])
+            #expect(events.compactMap { $0["alert"]?["title"]?.stringValue } == (0..<5).map { "new \($0)" })
+        }
+    }
+
+    @Test("Without a data dir, a restarted server says so: its X-Alertd-Instance changes")
+    func memoryOnlyRestartShowsInInstance() async throws {
+        var instance: String?
+        try await LiveServer.with { old in instance = try await old.get("/healthz").headers["x-alertd-instance"] }
+        try await LiveServer.with { new in
+            let now = try await new.get("/healthz").headers["x-alertd-instance"]
+            #expect(instance != nil && now != nil && now != instance)
         }
     }
 

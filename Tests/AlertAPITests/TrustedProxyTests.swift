@@ -14,7 +14,7 @@ struct TrustedProxyTests {
         await WireSocket.onThread {
             Result { () throws(WireSocket.Failure) in
                 let socket = try WireSocket(port: port, source: source)
-                try socket.send(Array("GET \(target) HTTP/1.1\r\nHost: x\r\n\(headers)Connection: close\r\n\r\n".utf8))
+                try socket.send(Array("GET \(target) HTTP/1.1\r\nHost: 127.0.0.1\r\n\(headers)Connection: close\r\n\r\n".utf8))
                 return try socket.readResponse()
             }
         }
@@ -24,7 +24,7 @@ struct TrustedProxyTests {
     static func hold(_ target: String, headers: String, source: UInt8, port: Int) async -> WireSocket? {
         await WireSocket.onThread { () -> WireSocket? in
             let socket = try? WireSocket(port: port, source: source)
-            try? socket?.send(Array("GET \(target) HTTP/1.1\r\nHost: x\r\n\(headers)\r\n".utf8))
+            try? socket?.send(Array("GET \(target) HTTP/1.1\r\nHost: 127.0.0.1\r\n\(headers)\r\n".utf8))
             return socket
         }
     }
@@ -74,7 +74,7 @@ struct TrustedProxyTests {
                 let sockets = (0..<5).compactMap { _ in try? WireSocket(port: port, source: 1) }
                 defer { sockets.forEach { $0.hangUp() } }
                 return sockets.map { socket in
-                    try? socket.send(Array("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n".utf8))
+                    try? socket.send(Array("GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".utf8))
                     return (try? socket.readResponse().status) ?? 0
                 }
             }
@@ -83,12 +83,12 @@ struct TrustedProxyTests {
             let (held, third) = await WireSocket.onThread { () -> ([WireSocket], WireSocket.Failure?) in
                 let held = (0..<2).compactMap { _ in try? WireSocket(port: port, source: 4) }
                 for socket in held {
-                    try? socket.send(Array("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n".utf8))
+                    try? socket.send(Array("GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".utf8))
                     _ = try? socket.readResponse()
                 }
                 do throws(WireSocket.Failure) {
                     let socket = try WireSocket(port: port, source: 4, timeout: 3)
-                    try? socket.send(Array("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n".utf8))
+                    try? socket.send(Array("GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".utf8))
                     _ = try socket.readResponse()
                     return (held, nil)
                 } catch {

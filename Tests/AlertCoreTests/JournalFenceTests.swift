@@ -155,6 +155,7 @@ struct JournalFenceTests {
             idempotency: [(IdempotencyRecord(owner: nil, key: "k", draft: draft), 3)])
         let journal = HeldJournal()
         let store = durableStore(journal, image: image)
+        await store.resume()
         #expect(store.epoch == "e2")
         let replay = try await store.create(draft, idempotencyKey: "k")
         #expect(replay.replayed && replay.alert.id == first.id)

@@ -1,0 +1,101 @@
+import AlertCore
+
+/// An alert as the columns of a row: the same columns, in the same order, in `alerts` and in `events` (whose
+/// rows hold the alert as it was at the event).
+///
+/// Scalars have a column each; only the small arrays (buttons, fields) and the result are JSON text.
+enum AlertRow {
+    /// The columns, in binding and reading order.
+    static let columns = """
+        sequence, id, owner, presenter, title, message, style, tag, animated, buttons, fields, created_at, \
+        expires_at, callback, delivery_state, delivery_attempts, delivery_last_error, delivery_last_attempt_at, \
+        result
+        """
+    /// How many columns `columns` names.
+    static let columnCount: Int32 = 19
+    /// `?, ?, …` for `columns`.
+    static let placeholders = Array(repeating: "?", count: Int(columnCount)).joined(separator: ", ")
+
+    /// An alert's JSON columns, encoded once for the alert's row and its event's.
+    struct Encoded {
+        var buttons: [UInt8]
+        var fields: [UInt8]
+        var result: [UInt8]?
+
+        init(_ alert: Alert) {
+            buttons = AlertButton.journalJSON(alert.buttons)
+            fields = AlertField.journalJSON(alert.fields)
+            result = alert.result?.journalJSON
+        }
+    }
+
+    /// Binds `alert` to parameters `first ..< first + columnCount`.
+    static func bind(_ alert: Alert, _ encoded: Encoded, to statement: SQLiteStatement, from first: Int32) {
+        statement.bind(Int64(bitPattern: alert.sequence), at: first)
+        statement.bind(alert.id.rawValue, at: first + 1)
+        statement.bind(alert.owner, at: first + 2)
+        statement.bind(alert.presenter, at: first + 3)
+        statement.bind(alert.title, at: first + 4)
+        statement.bind(alert.message, at: first + 5)
+        statement.bind(alert.style.rawValue, at: first + 6)
+        statement.bind(alert.tag, at: first + 7)
+        statement.bind(alert.animated ? 1 : 0, at: first + 8)
+        statement.bind(text: encoded.buttons, at: first + 9)
+        statement.bind(text: encoded.fields, at: first + 10)
+        statement.bind(JournalTime.milliseconds(alert.createdAt), at: first + 11)
+        statement.bind(alert.expiresAt.map(JournalTime.milliseconds), at: first + 12)
+        bindDelivery(alert.delivery, to: statement, from: first + 13)
+        statement.bind(text: encoded.result, at: first + 18)
+    }
+
+    /// Binds a delivery to five parameters: callback, state, attempts, last error, last attempt.
+    static func bindDelivery(_ delivery: WebhookDelivery?, to statement: SQLiteStatement, from first: Int32) {
+        statement.bind(delivery?.url, at: first)
+        statement.bind(delivery?.state.rawValue, at: first + 1)
+        statement.bind(delivery.map { Int64($0.attempts) }, at: first + 2)
+        statement.bind(delivery?.lastError, at: first + 3)
+        statement.bind(delivery?.lastAttemptAt.map(JournalTime.milliseconds), at: first + 4)
+    }
+
+    /// Reads the alert in columns `first ..< first + columnCount` of the current row.
+    static func read(
+        from statement: SQLiteStatement, at first: Int32, cache: inout AlertRowCache
+    ) throws(JournalDecodingError) -> Alert {
+        guard let style = AlertStyle(rawValue: statement.text(at: first + 6)) else {
+            throw JournalDecodingError("an alert has an unknown style")
+        }
+        return Alert(
+            id: AlertID(rawValue: statement.text(at: first + 1)),
+            sequence: UInt64(bitPattern: statement.int64(at: first)),
+            title: statement.text(at: first + 4),
+            message: statement.text(at: first + 5),
+            style: style,
+            tag: statement.int64(at: first + 7),
+            presenter: statement.text(at: first + 3),
+            animated: statement.int64(at: first + 8) != 0,
+            buttons: try cache.buttons(statement.bytes(at: first + 9)),
+            fields: try AlertField.journalFields(statement.bytes(at: first + 10)),
+            result: statement.isNull(at: first + 18) ? nil : try AlertResult(journal: statement.bytes(at: first + 18)),
+            createdAt: JournalTime.date(statement.int64(at: first + 11)),
+            expiresAt: statement.optionalInt64(at: first + 12).map(JournalTime.date),
+            delivery: try readDelivery(from: statement, at: first + 13),
+            owner: statement.optionalText(at: first + 2)
+        )
+    }
+
+    /// Reads the five delivery columns, or nil when the alert has no callback.
+    private static func readDelivery(
+        from statement: SQLiteStatement, at first: Int32
+    ) throws(JournalDecodingError) -> WebhookDelivery? {
+        guard let url = statement.optionalText(at: first) else { return nil }
+        var delivery = WebhookDelivery(url: url)
+        guard let state = WebhookDelivery.State(rawValue: statement.text(at: first + 1)) else {
+            throw JournalDecodingError("a delivery has an unknown state")
+        }
+        delivery.state = state
+        delivery.attempts = Int(statement.int64(at: first + 2))
+        delivery.lastError = statement.optionalText(at: first + 3)
+        delivery.lastAttemptAt = statement.optionalInt64(at: first + 4).map(JournalTime.date)
+        return delivery
+    }
+}

@@ -1,0 +1,47 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The data directory: made when missing (with its parents, mode 0700), and checked to be writable.
+enum DataDirectory {
+    /// The journal's database file in `directory`.
+    static func databasePath(_ directory: String) -> String { directory + "/alertd.sqlite3" }
+
+    /// The lock file in `directory`.
+    static func lockPath(_ directory: String) -> String { directory + "/alertd.lock" }
+
+    /// Makes `directory` (and its parents) when missing; checks it is a directory alertd can write in.
+    static func prepare(_ directory: String) throws(JournalOpenError) {
+        guard !directory.isEmpty else { throw JournalOpenError(.directory, "the data directory must not be empty") }
+        try make(directory)
+        guard access(directory, W_OK | X_OK) == 0 else {
+            throw JournalOpenError(.directory, "cannot write in the data directory \(directory): \(errorText())")
+        }
+    }
+
+    private static func make(_ path: String) throws(JournalOpenError) {
+        var status = stat()
+        if stat(path, &status) == 0 {
+            guard status.st_mode & S_IFMT == S_IFDIR else {
+                throw JournalOpenError(.directory, "the data directory \(path) exists and is not a directory")
+            }
+            return
+        }
+        guard errno == ENOENT else {
+            throw JournalOpenError(.directory, "cannot create the data directory \(path): \(errorText())")
+        }
+        if let slash = path.lastIndex(of: "/"), slash != path.startIndex {
+            try make(String(path[..<slash]))
+        }
+        guard mkdir(path, 0o700) == 0 || errno == EEXIST else {
+            throw JournalOpenError(.directory, "cannot create the data directory \(path): \(errorText())")
+        }
+    }
+
+    /// `strerror(errno)`.
+    static func errorText() -> String {
+        String(cString: strerror(errno))
+    }
+}

@@ -1,0 +1,90 @@
+/// The journal's tables, and the steps that bring a file from any earlier schema version to the current one.
+///
+/// `PRAGMA user_version` holds the version (0: a new, empty file); `PRAGMA application_id` marks the file as
+/// alertd's. Each step runs in a transaction of its own with the version bump, so a crash mid-migration leaves
+/// the previous version intact. A step, once released, never changes: a new version adds a step.
+enum JournalSchema {
+    /// `PRAGMA application_id`: "alrd".
+    static let applicationID: Int64 = 0x616C_7264
+
+    /// Step `n` (0-based) takes a file from version `n` to `n + 1`.
+    static let migrations: [@Sendable (SQLiteConnection) throws(SQLiteError) -> Void] = [version1]
+
+    /// The version this build writes.
+    static var currentVersion: Int { migrations.count }
+
+    /// Runs the steps from `version` to `currentVersion`.
+    static func migrate(_ connection: SQLiteConnection, from version: Int) throws(SQLiteError) {
+        for step in version..<currentVersion {
+            try connection.execute("BEGIN IMMEDIATE")
+            do throws(SQLiteError) {
+                try migrations[step](connection)
+                try connection.execute("PRAGMA user_version = \(step + 1)")
+                try connection.execute("COMMIT")
+            } catch {
+                try? connection.execute("ROLLBACK")
+                throw error
+            }
+        }
+    }
+
+    /// Version 1: alerts, the event history, idempotency keys and the meta row with a new epoch.
+    ///
+    /// Dates are integer milliseconds since 1970. Sequence numbers and event indexes are unsigned 64-bit values
+    /// stored with their bit pattern. An idempotency key without owner has owner `''` (owner names are never
+    /// empty), so that `(owner, key)` is unique for keys without owner too.
+    private static let version1: @Sendable (SQLiteConnection) throws(SQLiteError) -> Void = { connection in
+        try connection.execute("""
+            PRAGMA application_id = \(applicationID);
+            CREATE TABLE meta (
+                singleton INTEGER PRIMARY KEY CHECK (singleton = 1),
+                epoch TEXT NOT NULL,
+                change_index INTEGER NOT NULL,
+                next_sequence INTEGER NOT NULL
+            ) STRICT;
+            CREATE TABLE alerts (
+                sequence INTEGER PRIMARY KEY,
+                id TEXT NOT NULL,
+                \(version1AlertColumns)
+            ) STRICT;
+            CREATE TABLE events (
+                idx INTEGER PRIMARY KEY,
+                kind TEXT NOT NULL,
+                sequence INTEGER NOT NULL,
+                id TEXT NOT NULL,
+                \(version1AlertColumns)
+            ) STRICT;
+            CREATE TABLE idempotency (
+                sequence INTEGER PRIMARY KEY,
+                owner TEXT NOT NULL,
+                key TEXT NOT NULL,
+                draft TEXT NOT NULL,
+                UNIQUE (owner, key)
+            ) STRICT;
+            """)
+        let insert = try connection.prepare("INSERT INTO meta VALUES (1, ?, 0, 1)")
+        insert.bind(newEpoch(), at: 1)
+        try insert.run()
+    }
+
+    /// The columns of an alert after its sequence number and id, in `alerts` and in `events` (version 1).
+    private static let version1AlertColumns = """
+        owner TEXT, presenter TEXT NOT NULL, title TEXT NOT NULL, message TEXT NOT NULL, style TEXT NOT NULL,
+        tag INTEGER NOT NULL, animated INTEGER NOT NULL, buttons TEXT NOT NULL, fields TEXT NOT NULL,
+        created_at INTEGER NOT NULL, expires_at INTEGER, callback TEXT, delivery_state TEXT,
+        delivery_attempts INTEGER, delivery_last_error TEXT, delivery_last_attempt_at INTEGER, result TEXT
+        """
+
+    /// 16 random bytes in hex: the instance identity, made once per data dir.
+    static func newEpoch() -> String {
+        var generator = SystemRandomNumberGenerator()
+        let digits = Array("0123456789abcdef".utf8)
+        var text: [UInt8] = []
+        for _ in 0..<16 {
+            let byte = generator.next() as UInt8
+            text.append(digits[Int(byte >> 4)])
+            text.append(digits[Int(byte & 0x0F)])
+        }
+        return String(decoding: text, as: UTF8.self)
+    }
+}

@@ -1,0 +1,140 @@
+import AlertCore
+import CSQLite
+import Dispatch
+import Foundation
+import Locking
+
+/// The store's journal in SQLite (`DIR/alertd.sqlite3`, WAL mode, `synchronous=FULL`): group commit on one writer
+/// thread, checkpoints on another, and the `StoreImage` a restart restores.
+///
+/// `append` only queues; the writer thread takes everything queued, commits it in one transaction, then calls
+/// each `committed` in order. After a failed commit the journal takes no more writes: every queued and later
+/// `append` gets the failure, and `failure` tells `/healthz`. Open one with `open(directory:eventHistory:)`, and
+/// `close()` it: its threads hold it (and the data directory's lock) until then.
+public final class SQLiteJournal: StoreJournal {
+    private let directory: String
+    private let queue = CommitQueue()
+    private let checkpointer: Checkpointer
+    private let writerFinished = DispatchSemaphore(value: 0)
+    /// The writer, handed to the writer thread; `close()` takes it back once the thread has exited.
+    private let writer: WriterBox
+    private let lock: DataDirectoryLock
+    private let counters = Lock(JournalStatistics())
+    private let observer = Lock<(@Sendable (JournalCommit) -> Void)?>(nil)
+
+    init(directory: String, writer: JournalWriter, checkpointer: Checkpointer, lock: DataDirectoryLock) {
+        self.directory = directory
+        self.writer = WriterBox(writer)
+        self.checkpointer = checkpointer
+        self.lock = lock
+        let context = Unmanaged.passUnretained(checkpointer).toOpaque()
+        sqlite3_wal_hook(writer.connection.handle, WALHook.callback, context)
+        let thread = Thread { [self] in
+            writeLoop()
+            writerFinished.signal()
+        }
+        thread.name = "alertd-journal"
+        thread.start()
+    }
+
+    /// Queues `records` for the next commit; `committed` is called on the writer thread once the transaction
+    /// holding them committed (`nil`) or failed. After a failure it is called with the failure, writing nothing.
+    public func append(_ records: [JournalRecord], committed: @escaping @Sendable (JournalFailure?) -> Void) {
+        guard queue.append(.init(records: records, committed: committed)) else {
+            DispatchQueue.global().async { committed(JournalFailure(reason: "the journal is closed")) }
+            return
+        }
+    }
+
+    /// The failure that stopped the journal, if one did (`/healthz` reports it: degraded, no more writes).
+    public var failure: JournalFailure? { queue.failure }
+
+    /// Counters since open, the WAL's current size and the failed state.
+    public var statistics: JournalStatistics {
+        var statistics = counters.withLock { $0 }
+        statistics.failure = queue.failure
+        statistics.checkpoints = checkpointer.checkpoints
+        var status = stat()
+        statistics.walBytes = stat(DataDirectory.databasePath(directory) + "-wal", &status) == 0
+            ? Int64(status.st_size) : 0
+        return statistics
+    }
+
+    /// Calls `observer` on the writer thread after every committed transaction (for a latency and batch-size
+    /// histogram); it must return quickly. A later call replaces the observer.
+    public func observeCommits(_ observer: @escaping @Sendable (JournalCommit) -> Void) {
+        self.observer.withLock { $0 = observer }
+    }
+
+    /// Commits what is queued, stops the threads, truncates the WAL, closes the file and releases the data
+    /// directory's lock. Later `append`s fail with "the journal is closed". Safe to call more than once.
+    public func close() {
+        guard queue.close() else { return }
+        writerFinished.wait()
+        checkpointer.stop()
+        writer.finish()
+        lock.release()
+    }
+
+    /// The writer thread: takes batches until closed.
+    private func writeLoop() {
+        while let batch = queue.take() {
+            if let failure = queue.failure {
+                for entry in batch { entry.committed(failure) }
+                continue
+            }
+            let start = ContinuousClock.now
+            let result = checkpointer.gate.withLock { _ in
+                Result { () throws(JournalFailure) in try writer.writer?.commit(batch.map(\.records)) }
+            }
+            switch result {
+            case .success:
+                record(batch, seconds: (ContinuousClock.now - start) / .seconds(1))
+                for entry in batch { entry.committed(nil) }
+            case .failure(let failure):
+                queue.fail(failure)
+                let failure = queue.failure ?? failure
+                for entry in batch { entry.committed(failure) }
+            }
+        }
+    }
+
+    private func record(_ batch: [CommitQueue.Entry], seconds: Double) {
+        let commit = JournalCommit(seconds: seconds, appends: batch.count, records: batch.reduce(0) { $0 + $1.records.count })
+        counters.withLock { counters in
+            counters.commits += 1
+            counters.appends += UInt64(commit.appends)
+            counters.records += UInt64(commit.records)
+            counters.commitSeconds += seconds
+        }
+        observer.withLock { $0 }?(commit)
+    }
+}
+
+/// The writer, owned by the writer thread while it runs.
+///
+/// `@unchecked Sendable` invariant: `writer` is used only by the writer thread, and by `finish()` after that thread
+/// has exited (`SQLiteJournal.close()` waits for it first).
+final class WriterBox: @unchecked Sendable {
+    private(set) var writer: JournalWriter?
+
+    init(_ writer: JournalWriter) {
+        self.writer = writer
+    }
+
+    /// Empties the WAL into the database file and closes the connection.
+    func finish() {
+        try? writer?.connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        writer = nil
+    }
+}
+
+/// The C callback SQLite calls after each commit on the writer's connection.
+enum WALHook {
+    static let callback: @convention(c) (UnsafeMutableRawPointer?, OpaquePointer?, UnsafePointer<CChar>?, Int32)
+        -> Int32 = { context, _, _, frames in
+            guard let context else { return SQLITE_OK }
+            Unmanaged<Checkpointer>.fromOpaque(context).takeUnretainedValue().walGrew(frames: frames)
+            return SQLITE_OK
+        }
+}

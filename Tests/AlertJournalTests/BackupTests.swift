@@ -1,0 +1,52 @@
+import AlertCore
+import AlertJournal
+import Foundation
+import Testing
+
+/// `backup` copies a running journal into a file that, put in a data dir, opens with the same image.
+@Suite(.timeLimit(.minutes(1)))
+struct BackupTests {
+    @Test func aBackupOfARunningJournalOpensWithTheSameImage() async throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let data = directory.file("data")
+        let (journal, _) = try open(data, eventHistory: 1000)
+        let key = IdempotencyRecord(owner: "ci", key: "k", draft: fullDraft())
+        #expect(await journal.commit([.created(fullAlert(1), event: 1, idempotency: key)]) == nil)
+        #expect(await journal.commit([.resolved(resolved(fullAlert(1), .answered, button: 1), event: 2)]) == nil)
+        let records = (UInt64(2)...500).map { JournalRecord.created(plainAlert($0), event: $0 + 1, idempotency: nil) }
+        #expect(await journal.commit(records) == nil)
+
+        let file = directory.file("backup.sqlite3")
+        try SQLiteJournal.backup(directory: data, to: file)
+        // What commits after the backup is not in it.
+        #expect(await journal.commit([.created(plainAlert(501), event: 502, idempotency: nil)]) == nil)
+        let live = try #require(journal.statistics.failure == nil ? journal : nil)
+        live.close()
+
+        let restored = directory.file("restored")
+        try FileManager.default.createDirectory(atPath: restored, withIntermediateDirectories: false)
+        try FileManager.default.copyItem(atPath: file, toPath: restored + "/alertd.sqlite3")
+        let copy = try image(restored, eventHistory: 1000)
+        let original = try image(data, eventHistory: 1000)
+        #expect(copy.epoch == original.epoch)
+        #expect(original.alerts.count == 501 && original.events.count == 502)
+        #expect(copy.alerts.count == 500 && copy.events.count == 501)
+        #expect(copy.alerts == Array(original.alerts.dropLast()))
+        #expect(copy.events == Array(original.events.dropLast()))
+        #expect(copy.changeIndex == 501)
+        #expect(copy.keyRows == original.keyRows)
+        #expect(!FileManager.default.fileExists(atPath: "\(file).partial-\(getpid())"))
+    }
+
+    @Test func aBackupOfADirWithoutAJournalFailsClearly() throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        #expect {
+            try SQLiteJournal.backup(directory: directory.path, to: directory.file("out"))
+        } throws: { error in
+            "\(error)".contains("there is no alertd journal in \(directory.path)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: directory.file("out")))
+    }
+}
