@@ -11,12 +11,7 @@ enum AlertCoding {
         writer.beginObject()
         writer.member("id"); writer.write(alert.id.rawValue)
         writer.member("sequence"); writer.write(Int64(bitPattern: alert.sequence))
-        writer.member("title"); writer.write(alert.title)
-        writer.member("message"); writer.write(alert.message)
-        writer.member("style"); writer.write(alert.style.rawValue)
-        writer.member("tag"); writer.write(alert.tag)
-        writer.member("presenter"); writer.write(alert.presenter)
-        writer.member("animated"); writer.write(alert.animated)
+        writeHead(alert.title, alert.message, alert.style, alert.tag, alert.presenter, alert.animated, to: &writer)
         writer.member("buttons")
         writer.beginArray()
         for button in alert.buttons {
@@ -85,9 +80,9 @@ enum AlertCoding {
             fields: fields,
             result: try object["result"].map { value throws(PGError) in try result(value.object()) },
             createdAt: date(try object.int64("createdAt")),
-            expiresAt: try object.optionalInt64("expiresAt").map(date),
-            delivery: try object.optionalString("callback").map(WebhookDelivery.init(url:)),
-            owner: try object.optionalString("owner")
+            expiresAt: try object.optional("expiresAt", object.int64).map(date),
+            delivery: try object.optional("callback", object.string).map(WebhookDelivery.init(url:)),
+            owner: try object.optional("owner", object.string)
         )
     }
 
@@ -96,12 +91,7 @@ enum AlertCoding {
     static func encode(_ draft: AlertDraft) -> String {
         var writer = JSONWriter(capacity: 256)
         writer.beginObject()
-        writer.member("title"); writer.write(draft.title)
-        writer.member("message"); writer.write(draft.message)
-        writer.member("style"); writer.write(draft.style.rawValue)
-        writer.member("tag"); writer.write(draft.tag)
-        writer.member("presenter"); writer.write(draft.presenter)
-        writer.member("animated"); writer.write(draft.animated)
+        writeHead(draft.title, draft.message, draft.style, draft.tag, draft.presenter, draft.animated, to: &writer)
         writer.member("buttons")
         writer.beginArray()
         for button in draft.buttons {
@@ -135,6 +125,19 @@ enum AlertCoding {
         Date(timeIntervalSince1970: Double(milliseconds) / 1000)
     }
 
+    /// The members an alert and its draft share, as given.
+    private static func writeHead(
+        _ title: String, _ message: String, _ style: AlertStyle, _ tag: Int64, _ presenter: String, _ animated: Bool,
+        to writer: inout JSONWriter
+    ) {
+        writer.member("title"); writer.write(title)
+        writer.member("message"); writer.write(message)
+        writer.member("style"); writer.write(style.rawValue)
+        writer.member("tag"); writer.write(tag)
+        writer.member("presenter"); writer.write(presenter)
+        writer.member("animated"); writer.write(animated)
+    }
+
     private static func write(
         _ text: String, _ placeholder: String, _ secure: Bool, _ keyboard: KeyboardType, to writer: inout JSONWriter
     ) {
@@ -159,7 +162,7 @@ enum AlertCoding {
             values: values,
             resolution: try object.value("resolution", as: Resolution.self),
             resolvedAt: date(try object.int64("resolvedAt")),
-            responder: try object.optionalString("responder")
+            responder: try object.optional("responder", object.string)
         )
     }
 
@@ -181,9 +184,10 @@ extension JSONObject {
         return value
     }
 
-    func optionalString(_ key: String) throws(PGError) -> String? {
+    /// The member read by `read`, or nil when it is absent or null.
+    func optional<Value>(_ key: String, _ read: (String) throws(PGError) -> Value) throws(PGError) -> Value? {
         guard let value = self[key], !value.isNull else { return nil }
-        return try string(key)
+        return try read(key)
     }
 
     func int64(_ key: String) throws(PGError) -> Int64 {
@@ -191,10 +195,6 @@ extension JSONObject {
         return value
     }
 
-    func optionalInt64(_ key: String) throws(PGError) -> Int64? {
-        guard let value = self[key], !value.isNull else { return nil }
-        return try int64(key)
-    }
 
     func bool(_ key: String) throws(PGError) -> Bool {
         guard let value = self[key]?.boolValue else { throw PGError("stored '\(key)' is not a boolean") }

@@ -14,11 +14,17 @@ final class ScratchPostgres: Sendable {
         .deletingLastPathComponent().deletingLastPathComponent().path
     static let script = root + "/scripts/scratch-postgres.sh"
 
-    /// The template data directory, made once.
+    /// The template data directory, made once per PostgreSQL version and kept in the temporary directory for later
+    /// runs (made aside, then renamed into place, so that test processes running at once never see half of one).
     private static let template = Task<String, any Error> {
-        let directory = try temporaryDirectory("alertd-pg-template")
+        let versions = (try? FileManager.default.contentsOfDirectory(atPath: "/usr/lib/postgresql")) ?? []
+        let version = versions.compactMap { Int($0) }.max().map(String.init) ?? "unknown"
+        let kept = NSTemporaryDirectory() + "alertd-pg-template-\(version)"
+        if FileManager.default.fileExists(atPath: kept + "/data/PG_VERSION") { return kept }
+        let directory = try temporaryDirectory("alertd-pg-template-new")
         try await run(["init", directory])
-        return directory
+        if rename(directory, kept) != 0 { try? FileManager.default.removeItem(atPath: directory) }
+        return kept
     }
 
     /// `postgresql://alertd@127.0.0.1:port/postgres`.
