@@ -8,7 +8,8 @@ FROM swift:6.3.1-bookworm AS build
 # Versions: the upstream releases alertd is tested with (Debian 12's), any Debian revision (security fixes).
 RUN apt-get update \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
-      libmicrohttpd-dev=0.9.75-* libsqlite3-dev=3.40.1-* libncurses-dev=6.4-* pkg-config=1.8.1-* libcurl4-openssl-dev=7.88.1-* \
+      libmicrohttpd-dev=0.9.75-* libsqlite3-dev=3.40.1-* libpq-dev=15.* libncurses-dev=6.4-* pkg-config=1.8.1-* \
+      libcurl4-openssl-dev=7.88.1-* \
  && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 # Tests/ is needed too: SwiftPM refuses to load Package.swift when a declared test target's directory is missing.
@@ -24,11 +25,12 @@ RUN swift build -c release --static-swift-stdlib \
  && install -D -m 0755 -t /out "$bin/alertd" "$bin/alertctl"
 
 # ---- run: the two programs and the system libraries they load (libmicrohttpd, ncurses for the
-# dashboard, libcurl for webhooks, SQLite for the journal), curl for the health check
+# dashboard, libcurl for webhooks, SQLite for the journal, libpq for --database), curl for the health check
 FROM debian:bookworm-slim
 RUN apt-get update \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
-      libmicrohttpd12=0.9.75-* libsqlite3-0=3.40.1-* libncursesw6=6.4-* libcurl4=7.88.1-* curl=7.88.1-* \
+      libmicrohttpd12=0.9.75-* libsqlite3-0=3.40.1-* libpq5=15.* libncursesw6=6.4-* libcurl4=7.88.1-* \
+      curl=7.88.1-* \
  && rm -rf /var/lib/apt/lists/* \
  && useradd --system --uid 10001 --user-group --no-create-home --home-dir /nonexistent \
       --shell /usr/sbin/nologin alertd \

@@ -18,7 +18,7 @@ INSTALL ?= install
 
 
 .DEFAULT_GOAL := help
-.PHONY: help deps test-deps build release run install uninstall test crash tsan asan clean docker
+.PHONY: help deps test-deps build release run cluster install uninstall test crash tsan asan clean docker
 
 help:
 	@echo "alertd targets:"
@@ -26,6 +26,7 @@ help:
 	@echo "  make build    debug build (.build/debug/alertd)"
 	@echo "  make release  release build, Swift runtime linked statically (.build/release/alertd)"
 	@echo "  make run      release build, then serve (127.0.0.1:8080, alerts kept in DATA_DIR=.alertd-data; ARGS=... adds flags)"
+	@echo "  make cluster  release build, then PostgreSQL, three alertd on it and nginx in front (scripts/cluster.sh)"
 	@echo "  make install  release build, then alertd and alertctl into \$$(DESTDIR)\$$(PREFIX)/bin (PREFIX=$(PREFIX))"
 	@echo "  make uninstall  remove them again"
 	@echo "  make test     build everything (alertd included), swift test, then nginx, Dockerfile, schema and generated-client checks"
@@ -65,6 +66,12 @@ DATA_DIR ?= .alertd-data
 run: release
 	.build/release/alertd $(if $(DATA_DIR),--data-dir $(DATA_DIR)) $(ARGS)
 
+# Several instances on one PostgreSQL (README "Run several instances"): a fresh PostgreSQL cluster in
+# CLUSTER_DIR (.alertd-cluster, git-ignored), alertd on 8081-8083 and nginx on CLUSTER_PORT (8080), until Ctrl-C.
+cluster: release
+	@scripts/deps.sh cluster
+	scripts/cluster.sh
+
 # The two programs, nothing else: the Swift runtime is linked in (release), libmicrohttpd, ncurses and libcurl are
 # the system's. `make install` as root, or with PREFIX=$$HOME/.local; DESTDIR stages for a package.
 install: release
@@ -79,7 +86,7 @@ uninstall:
 # Each test target runs in its own `swift test`, one after another: Swift Testing runs the
 # tests of a run in parallel, and on two cores the process-spawning and terminal suites
 # starved the timing-sensitive ones when all ran at once.
-TEST_TARGETS := AlertCoreTests AlertJournalTests MicroHTTPTests AlertAPITests AlertClientTests AlertctlTests DurabilityTests
+TEST_TARGETS := AlertCoreTests AlertJournalTests MicroHTTPTests AlertAPITests AlertClientTests AlertctlTests DurabilityTests ClusterTests
 
 test: test-deps
 	$(SWIFT) build --build-tests

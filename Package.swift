@@ -11,6 +11,7 @@ let package = Package(
         .library(name: "AlertCore", targets: ["AlertCore"]),
         .library(name: "AlertJournal", targets: ["AlertJournal"]),
         .library(name: "MicroHTTP", targets: ["MicroHTTP"]),
+        .library(name: "AlertCluster", targets: ["AlertCluster"]),
     ],
     targets: [
         // C: libmicrohttpd from the system (Debian: libmicrohttpd-dev).
@@ -24,6 +25,12 @@ let package = Package(
             name: "CSQLite",
             pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"])]
+        ),
+        // C: libpq from the system (Debian: libpq-dev), for several instances on one PostgreSQL.
+        .systemLibrary(
+            name: "CLibPQ",
+            pkgConfig: "libpq",
+            providers: [.apt(["libpq-dev"])]
         ),
         // `Synchronization.Mutex`, or a mutex ThreadSanitizer can see in a `make tsan` build (Lock.swift).
         .target(name: "Locking"),
@@ -43,7 +50,9 @@ let package = Package(
             dependencies: ["MicroHTTP", "AlertCore", "AlertJournal", "BuildInfo", "JSON", "Locking"],
             plugins: ["EmbedResource"]
         ),
-        .executableTarget(name: "alertd", dependencies: ["AlertAPI", "AlertJournal", "BuildInfo"]),
+        // Several instances on one PostgreSQL: the database decides every change, each instance's store is a cache.
+        .target(name: "AlertCluster", dependencies: ["AlertCore", "CLibPQ", "JSON", "Locking"]),
+        .executableTarget(name: "alertd", dependencies: ["AlertAPI", "AlertCluster", "AlertJournal", "BuildInfo"]),
 
         // The seeds' AlertController API over HTTP; no server types, only JSON.
         .target(name: "AlertClient", dependencies: ["Locking"]),
@@ -70,6 +79,10 @@ let package = Package(
         ),
         .testTarget(name: "AlertAPITests", dependencies: ["AlertAPI", "AlertCore", "BuildInfo", "JSON", "MicroHTTP", "HTTPTestSupport", "AlertdTestSupport", "Locking"]),
         .testTarget(name: "AlertClientTests", dependencies: ["AlertClient", "AlertAPI", "HTTPTestSupport", "AlertdTestSupport", "Locking"]),
+        .testTarget(
+            name: "ClusterTests",
+            dependencies: ["AlertCluster", "AlertCore", "HTTPTestSupport", "JSON", "Locking"]
+        ),
         .testTarget(name: "AlertctlTests", dependencies: ["AlertAPI", "HTTPTestSupport", "AlertdTestSupport", "Locking"]),
         // Durability (issue 12): the real alertd on a data dir, SIGKILLed under load and restarted; its refusals.
         .testTarget(name: "DurabilityTests", dependencies: ["HTTPTestSupport", "JSON", "Locking"]),

@@ -14,9 +14,8 @@ extension APIHandler {
     /// Creates an alert; a retry with the same `Idempotency-Key` and body answers 200 with the
     /// same alert and `Idempotent-Replayed: true`.
     func create(_ prepared: PreparedAlert, by caller: Caller, idempotencyKey: String?) -> HTTPReply {
-        let owner = caller.name
-        return onStore({ store throws(AlertStoreError) in
-            try store.create(prepared, owner: owner, idempotencyKey: idempotencyKey)
+        onChange({ done in
+            store.submitCreate(prepared, owner: caller.name, idempotencyKey: idempotencyKey, done: done)
         }) { created in
             var response = HTTPResponse.json(created.replayed ? 200 : 201, alert: created.alert, for: caller)
             response.headers.add("Location", "/v1/alerts/\(created.alert.id.rawValue)")
@@ -48,12 +47,10 @@ extension APIHandler {
     /// winning result hides secure values from a caller who may not see them.
     func answer(_ id: AlertID, _ answer: AnswerDraft, by caller: Caller) -> HTTPReply {
         let responder = caller.name
-        return onStore({ store throws(AlertStoreError) in
-            let result = try store.answer(id, with: answer, by: responder)
-            return (result, store.snapshot(of: id)?.createdAt)
-        }, then: { answered in
-            metrics.answered(by: responder, after: answered.1.map { answered.0.resolvedAt.timeIntervalSince($0) })
-            return .json(200, result: answered.0)
+        return onChange({ done in store.submitAnswer(id, with: answer, by: responder, done: done) }, then: { alert in
+            let result = alert.result!
+            metrics.answered(by: responder, after: result.resolvedAt.timeIntervalSince(alert.createdAt))
+            return .json(200, result: result)
         }, problem: { error in
             var problem = Problem(error)
             if problem.result != nil, let alert = store.snapshot(of: id), !caller.seesSecrets(of: alert) {
@@ -65,10 +62,25 @@ extension APIHandler {
 
     /// Withdraws an alert in the caller's name: the Result's `responder` names who dismissed it.
     func dismiss(_ id: AlertID, by caller: Caller) -> HTTPReply {
-        let responder = caller.name
-        return onStore({ store throws(AlertStoreError) in try store.dismiss(id, by: responder) }) {
-            .json(200, result: $0)
+        onChange({ done in store.submitDismissal(id, by: caller.name, done: done) }) { .json(200, result: $0.result!) }
+    }
+
+    /// Makes a change, and answers once it is durable and readable here: on this thread at once when the store is
+    /// idle and memory only, else on a suspended connection. `respond` turns its value into the response, `problem`
+    /// its error (a change that could not be made durable is `503`).
+    func onChange<T: Sendable>(
+        _ change: (@escaping AlertStore.Completion<T>) -> Void,
+        then respond: @escaping @Sendable (T) -> HTTPResponse,
+        problem: @escaping @Sendable (AlertStoreError) -> Problem = { Problem($0) }
+    ) -> HTTPReply {
+        let pending = PendingResponse()
+        change { outcome in
+            switch outcome {
+            case .success(let value): pending.deliver(respond(value))
+            case .failure(let error): pending.deliver(problem(error).response)
+            }
         }
+        return pending.reply()
     }
 
     /// Runs store work that never waits, and answers once what it shows is durable: on this thread at once when

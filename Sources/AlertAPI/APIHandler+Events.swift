@@ -26,6 +26,8 @@ extension APIHandler {
     func events(_ request: EventsRequest) async -> HTTPReply {
         // A producer's cursors are the indexes of its own events (docs/DESIGN.md, "What a producer's index shows").
         let owner = request.owner
+        // In a cluster, a cursor from another instance may be ahead of what this one has applied yet.
+        if let given = request.cursor, given > (await store.index) { await store.catchUp() }
         let cursor: UInt64
         do {
             cursor = try await store.run { @Sendable (store: isolated AlertStore) throws(AlertStoreError) in

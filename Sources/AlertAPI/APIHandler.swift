@@ -78,7 +78,20 @@ struct APIHandler: HTTPHandler {
     }
 
     /// Validates what can be checked without the store, then answers or defers.
-    private func reply(to request: HTTPRequest, on route: Route, as caller: Caller) throws(Problem) -> HTTPReply {
+    private func reply(
+        to request: HTTPRequest, on route: Route, as caller: Caller, caughtUp: Bool = false
+    ) throws(Problem) -> HTTPReply {
+        if !caughtUp, store.authority != nil, let id = route.alertID, store.snapshot(of: id) == nil {
+            // In a cluster, an alert created on another instance a moment ago may not be applied here yet.
+            return .deferred {
+                await store.catchUp()
+                do throws(Problem) {
+                    return try reply(to: request, on: route, as: caller, caughtUp: true)
+                } catch {
+                    return .response(error.response)
+                }
+            }
+        }
         let query = QueryParameters(request: request)
         let method = request.method == "HEAD" ? "GET" : request.method
         switch (route, method) {
@@ -169,16 +182,23 @@ struct APIHandler: HTTPHandler {
         }
     }
 
-    /// `/healthz`: 200 `ok`, or 503 `degraded` once the journal failed (writes are refused until a restart);
+    /// `/healthz`: 200 `ok`, or 503 `degraded` once the journal failed (writes are refused until a restart) or
+    /// while the cluster's database is unreachable;
     /// with the instance identity and whether alerts survive a restart.
     private func health() -> HTTPResponse {
         var writer = JSONWriter(capacity: 160)
         writer.beginObject()
         let failure = store.writeFailure
         writer.key("status"); writer.write(failure == nil ? "ok" : "degraded")
-        if let failure { writer.key("reason"); writer.write("writes failed: \(failure.reason); restart alertd") }
+        if let failure {
+            // A journal's failure lasts until a restart; an unreachable database until this instance reconnects.
+            let reason = store.authority == nil
+                ? "writes failed: \(failure.reason); restart alertd"
+                : "writes refused: \(failure.reason); reconnecting"
+            writer.key("reason"); writer.write(reason)
+        }
         writer.key("instance"); writer.write(store.epoch)
-        writer.key("durable"); writer.write(store.journal != nil)
+        writer.key("durable"); writer.write(store.journal != nil || store.authority != nil)
         writer.endObject()
         return .json(failure == nil ? 200 : 503, writer.bytes)
     }

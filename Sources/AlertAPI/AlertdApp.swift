@@ -17,21 +17,28 @@ public final class AlertdApp: Sendable {
     private let log: AccessLog
     /// The SQLite journal in `--data-dir`, or `nil` when alerts live in memory only.
     private let journal: SQLiteJournal?
+    private let authority: (any StoreAuthorityService)?
 
     /// Starts serving at once.
     /// - Parameter configuration: address, limits, retention and tokens.
     /// - Throws: `ConfigurationError` when it would serve open beyond loopback without `insecure`;
     ///   `JournalOpenError` when the data dir cannot be used (held by another alertd, corrupt, newer, unwritable);
     ///   `HTTPServerError` when the address cannot be bound.
-    public init(configuration: AlertdConfiguration) throws {
+    /// - Parameter authority: The database that decides every change when several instances share it (`nil`: this
+    ///   instance decides): the store starts from its image and it is started feeding the store.
+    public init(configuration: AlertdConfiguration, authority: (any StoreAuthorityService)? = nil) throws {
         try configuration.checkExposure()
         self.configuration = configuration
+        self.authority = authority
         // The webhook sender needs the store and the store needs the sender; the relay lets the store
         // have its observer before the server takes the first request.
         let relay = ResolutionRelay()
         let store: AlertStore
         let journal: SQLiteJournal?
-        if let directory = configuration.dataDirectory {
+        if let authority {
+            journal = nil
+            store = AlertStore(configuration: configuration.store, authority: authority, image: authority.image)
+        } else if let directory = configuration.dataDirectory {
             let (opened, image) = try SQLiteJournal.open(
                 directory: directory, eventHistory: configuration.store.eventHistory)
             journal = opened
@@ -65,6 +72,7 @@ public final class AlertdApp: Sendable {
         if let journal {
             gauges = { JournalGauges(walBytes: journal.statistics.walBytes, failed: journal.failure != nil) }
         }
+        authority?.start(feeding: store) { relay.forward($0) }
         let handler = APIHandler(store: store, metrics: metrics, log: log, webhooks: configuration.webhooks,
                                  keepAlive: configuration.eventKeepAlive, tokens: tokens, browsers: browsers,
                                  waits: ClientWaits(limit: configuration.waitsPerClient), journalGauges: gauges)
@@ -74,6 +82,7 @@ public final class AlertdApp: Sendable {
             server = try HTTPServer(configuration: http, handler: handler)
         } catch {
             journal?.close()
+            authority?.stop()
             throw error
         }
         // Restored alerts whose timeout passed meanwhile expire now, and deliveries not yet done start again.
@@ -133,6 +142,7 @@ public final class AlertdApp: Sendable {
         await store.shutdown()
         await server.shutdown(grace: configuration.shutdownGrace)
         webhooks.stop()
+        authority?.stop()
         journal?.close()
         sink?.flush()
     }

@@ -101,6 +101,12 @@ extension AlertdConfiguration {
             $0.dataDirectory = $1
             return !$1.isEmpty
         },
+        Option(flag: "--database", environment: "ALERTD_DATABASE",
+               help: "PostgreSQL URL (postgresql://user@host:port/db) shared by several alertd instances: alerts "
+                   + "survive restarts and any instance serves them; not with --data-dir (default: none)") {
+            $0.database = $1
+            return $1.hasPrefix("postgresql://") || $1.hasPrefix("postgres://")
+        },
         Option(flag: "--max-pending", environment: "ALERTD_MAX_PENDING",
                help: "pending alerts before POST answers 429 (default 100000)",
                apply: integer(1...100_000_000) { $0.store.maxPending = $1 }),
@@ -225,6 +231,10 @@ extension AlertdConfiguration {
             guard try option.apply(&configuration, value) else {
                 throw ConfigurationError(description: "\(flag) '\(value)' is not valid: \(option.help)")
             }
+        }
+        if configuration.dataDirectory != nil && configuration.database != nil {
+            throw ConfigurationError(description: "--data-dir (ALERTD_DATA_DIR) and --database (ALERTD_DATABASE) "
+                + "cannot both be set: one instance journals to its data dir, several share one PostgreSQL")
         }
         configuration.tokens = try configuration.loadTokens()
         try configuration.checkExposure()

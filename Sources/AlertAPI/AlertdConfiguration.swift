@@ -33,6 +33,8 @@ public struct AlertdConfiguration: Sendable {
     public var insecure = false
     /// The directory of the SQLite journal; `nil`: memory only, alerts do not survive a restart.
     public var dataDirectory: String?
+    /// The PostgreSQL URL several instances share; `nil`: this instance decides alone (see `dataDirectory`).
+    public var database: String?
 
     /// The defaults: 127.0.0.1:8080 and the limits in `docs/DESIGN.md`.
     public init() {}

@@ -62,6 +62,14 @@ enum Route: Equatable {
         }
     }
 
+    /// The alert this route names, if it names one.
+    var alertID: AlertID? {
+        switch self {
+        case .alert(let id), .response(let id): id
+        default: nil
+        }
+    }
+
     func allows(_ method: String) -> Bool {
         allowedMethods.contains(method)
     }

@@ -6,7 +6,7 @@ public struct AlertEvent: Sendable, Equatable {
         case created, answered, dismissed, expired
 
         /// The event a resolution produces.
-        init(_ resolution: Resolution) {
+        public init(_ resolution: Resolution) {
             switch resolution {
             case .answered: self = .answered
             case .dismissed: self = .dismissed

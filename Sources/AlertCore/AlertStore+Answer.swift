@@ -13,13 +13,22 @@ extension AlertStore {
         _ id: AlertID, with answer: AnswerDraft, by responder: String? = nil
     ) throws(AlertStoreError) -> AlertResult {
         defer { endTurn() }
-        let (sequence, alert) = try pendingRecord(id)
+        _ = try pendingRecord(id)
         try requireWritable()
+        let resolved = try answered(id, with: answer, by: responder)
+        settle(resolved)
+        return resolved.result!
+    }
+
+    /// The pending alert with this id, resolved by `answer` (not stored).
+    func answered(_ id: AlertID, with answer: AnswerDraft, by responder: String?) throws(AlertStoreError) -> Alert {
+        let (_, alert) = try pendingRecord(id)
         var issues: [FieldIssue] = []
         let buttonIndex = Self.buttonIndex(for: answer.choice, in: alert, issues: &issues)
         let values = Self.values(answer.values, for: alert, limit: configuration.limits.fieldText, issues: &issues)
         guard let buttonIndex, issues.isEmpty else { throw .invalid(issues) }
-        return resolve(sequence, buttonIndex: buttonIndex, values: values, resolution: .answered, responder: responder)
+        return Self.resolved(alert, buttonIndex: buttonIndex, values: values, resolution: .answered,
+                             responder: responder)
     }
 
     /// Withdraws a pending alert: it resolves as its cancel button (or its only button) with each field's text.

@@ -54,15 +54,25 @@ extension AlertStore {
         _ prepared: PreparedAlert, owner: String?, idempotency: IdempotencyRecord?
     ) throws(AlertStoreError) -> Alert {
         try requireWritable()
-        let draft = prepared.draft
-        let normalized = prepared.normalized
+        var alert = try newAlert(prepared, owner: owner, sequence: nextSequence)
+        nextSequence += 1
+        willChange(alert.sequence)
+        // 128 random bits never repeat in practice; the table still refuses a taken id, in the same lookup.
+        while !records.insertNew(alert) { alert.id = .random() }
+        admit(alert, expiringIn: prepared.draft.timeout.map { .seconds($0) })
+        journalize(.created(alert, event: changeIndex, idempotency: idempotency))
+        return alert
+    }
+
+    /// The pending alert a draft makes, created now, once the pending limit allows another.
+    func newAlert(_ prepared: PreparedAlert, owner: String?, sequence: UInt64) throws(AlertStoreError) -> Alert {
         guard pendingQueue.count < configuration.maxPending else {
             throw .tooManyPending(limit: configuration.maxPending)
         }
-        let sequence = nextSequence
-        nextSequence += 1
+        let draft = prepared.draft
+        let normalized = prepared.normalized
         let now = Date.storeNow
-        var alert = Alert(
+        return Alert(
             id: prepared.id,
             sequence: sequence,
             title: draft.title,
@@ -78,17 +88,16 @@ extension AlertStore {
             delivery: draft.callback.map(WebhookDelivery.init(url:)),
             owner: owner
         )
-        willChange(sequence)
-        // 128 random bits never repeat in practice; the table still refuses a taken id, in the same lookup.
-        while !records.insertNew(alert) { alert.id = .random() }
+    }
+
+    /// Indexes a pending alert already in the table, schedules its expiry after `timeout`, and makes its event.
+    func admit(_ alert: Alert, expiringIn timeout: Duration?) {
         index(pending: alert)
-        if let timeout = draft.timeout {
-            schedule(Deadline(instant: .now + .seconds(timeout), kind: .expiry(sequence)))
+        if let timeout {
+            schedule(Deadline(instant: .now + timeout, kind: .expiry(alert.sequence)))
         }
         createdCount += 1
         bumpIndex(.created, alert)
-        journalize(.created(alert, event: changeIndex, idempotency: idempotency))
-        return alert
     }
 
     /// Adds a pending alert to the arrival queues.

@@ -5,9 +5,9 @@ extension AlertStore {
     func resolveAsCancel(
         _ sequence: UInt64, alert: Alert, resolution: Resolution, responder: String? = nil
     ) -> AlertResult {
-        let buttonIndex = alert.cancelButton?.index ?? 0
-        return resolve(sequence, buttonIndex: buttonIndex, values: alert.fields.map(\.text), resolution: resolution,
-                       responder: responder)
+        let resolved = Self.resolvedAsCancel(alert, resolution: resolution, responder: responder)
+        settle(resolved)
+        return resolved.result!
     }
 
     /// Records the result of a pending alert, unindexes it, bumps the change index, wakes its waiters once,
@@ -22,11 +22,22 @@ extension AlertStore {
     func resolve(
         _ sequence: UInt64, buttonIndex: Int, values: [String], resolution: Resolution, responder: String? = nil
     ) -> AlertResult {
-        guard var alert = records[sequence], alert.result == nil else {
+        guard let alert = records[sequence], alert.result == nil else {
             preconditionFailure("resolve(\(sequence)) of an alert that is not pending")
         }
+        let resolved = Self.resolved(alert, buttonIndex: buttonIndex, values: values, resolution: resolution,
+                                     responder: responder)
+        settle(resolved)
+        return resolved.result!
+    }
+
+    /// `alert` with a result made now from the button at `buttonIndex` (a valid index) and `values`.
+    static func resolved(
+        _ alert: Alert, buttonIndex: Int, values: [String], resolution: Resolution, responder: String?
+    ) -> Alert {
         let button = alert.buttons[buttonIndex]
-        let result = AlertResult(
+        var resolved = alert
+        resolved.result = AlertResult(
             buttonIndex: button.index,
             buttonTitle: button.title,
             ok: button.style != .cancel,
@@ -35,7 +46,20 @@ extension AlertStore {
             resolvedAt: .storeNow,
             responder: responder
         )
-        alert.result = result
+        return resolved
+    }
+
+    /// `alert` resolved as its cancel button (or its only button), with each field's text.
+    static func resolvedAsCancel(_ alert: Alert, resolution: Resolution, responder: String? = nil) -> Alert {
+        resolved(alert, buttonIndex: alert.cancelButton?.index ?? 0, values: alert.fields.map(\.text),
+                 resolution: resolution, responder: responder)
+    }
+
+    /// Stores a pending alert's result (`alert.result`), unindexes it, bumps the change index, wakes its waiters
+    /// once, and applies retention.
+    func settle(_ alert: Alert) {
+        let sequence = alert.sequence
+        let resolution = alert.result!.resolution
         willChange(sequence)
         records.store(alert)
         pendingQueue.remove(sequence)
@@ -60,7 +84,6 @@ extension AlertStore {
             dropOldestResolved()
         }
         scheduleRetention()
-        return result
     }
 
     /// Hands a resolved alert whose callback is not yet delivered to the webhook sender, once its resolution is

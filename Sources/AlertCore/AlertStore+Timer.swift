@@ -70,7 +70,9 @@ extension AlertStore {
             switch next.kind {
             case .expiry(let sequence):
                 // After a failed commit nothing more is written; the alert expires after a restart.
-                if fence?.failure == nil, let alert = records[sequence] {
+                if let authority {
+                    proposeExpiry(sequence, to: authority)
+                } else if fence?.failure == nil, let alert = records[sequence] {
                     _ = resolveAsCancel(sequence, alert: alert, resolution: .expired)
                 }
             case .waiter(let id):

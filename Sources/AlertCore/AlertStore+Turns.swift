@@ -102,7 +102,9 @@ extension AlertStore {
     }
 
     /// Whether writes are refused because the journal failed, and why.
-    public nonisolated var writeFailure: JournalFailure? { fence?.failure }
+    public nonisolated var writeFailure: JournalFailure? {
+        fence?.failure ?? authority?.unavailableReason.map(JournalFailure.init(reason:))
+    }
 
     /// The change index up to which events may be shown: the last committed one (the current one when memory only).
     var visibleIndex: UInt64 { fence.map { min($0.durableIndex, changeIndex) } ?? changeIndex }

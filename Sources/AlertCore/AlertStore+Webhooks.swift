@@ -1,7 +1,8 @@
 import Foundation
 
 extension AlertStore {
-    /// Records one delivery attempt of an alert's result to its callback URL.
+    /// Records one delivery attempt of an alert's result to its callback URL (with an authority, there too: this
+    /// cache shows the delivery as this instance made it).
     ///
     /// - Parameters:
     ///   - id: The alert.
@@ -11,6 +12,7 @@ extension AlertStore {
     @discardableResult
     public func recordDelivery(of id: AlertID, error: String?, final: Bool) -> WebhookDelivery? {
         defer { endTurn() }
+        authority?.recordDelivery(of: id, error: error, final: final)
         guard fence?.failure == nil, let (sequence, stored) = records.record(id), var delivery = stored.delivery else {
             return nil
         }

@@ -18,6 +18,10 @@ public actor AlertStore {
     public nonisolated let journal: StoreJournal?
     /// Which turns the journal has committed, and what waits for them; `nil` when memory only.
     nonisolated let fence: CommitFence?
+    /// The database that decides every change when several instances share it; `nil` when this store decides
+    /// (memory only, or with a journal). With one, the store's alerts are a cache of what the authority committed,
+    /// changed only by `apply(_:)`.
+    public nonisolated let authority: StoreAuthority?
     /// This store's identity: kept in the data dir with a journal, new for every process without one. Clients compare
     /// it to tell a restart that kept their alerts from one that lost them.
     public nonisolated let epoch: String
@@ -91,6 +95,7 @@ public actor AlertStore {
         eventLog = EventLog(capacity: configuration.eventHistory)
         journal = nil
         fence = nil
+        authority = nil
         epoch = Self.randomEpoch()
     }
 
@@ -113,8 +118,28 @@ public actor AlertStore {
         eventLog = EventLog(capacity: configuration.eventHistory)
         self.journal = journal
         fence = CommitFence(durableIndex: image.changeIndex)
+        authority = nil
         epoch = image.epoch
         // No one else has the store yet, so it is idle and `now` runs the restore at once.
+        let restored: Void? = now { store in store.restore(image) }
+        precondition(restored != nil, "a new store was busy")
+    }
+
+    /// A cache of what `authority` committed, starting from its image: every change is proposed to the authority, and
+    /// the store changes only when the authority hands committed changes to `apply(_:)`.
+    ///
+    /// - Parameters:
+    ///   - configuration: Limits and retention.
+    ///   - authority: The database that decides every change.
+    ///   - image: What the authority held when the store started; `apply(_:)` continues after `image.changeIndex`.
+    public init(configuration: Configuration = .init(), authority: StoreAuthority, image: StoreImage) {
+        self.configuration = configuration
+        resolutionObserver = nil
+        eventLog = EventLog(capacity: configuration.eventHistory)
+        journal = nil
+        fence = nil
+        self.authority = authority
+        epoch = image.epoch
         let restored: Void? = now { store in store.restore(image) }
         precondition(restored != nil, "a new store was busy")
     }

@@ -1,4 +1,5 @@
 import AlertAPI
+import AlertCluster
 import Foundation
 
 // alertd: reads its configuration, starts the app, serves until SIGTERM or SIGINT; SIGHUP reloads the tokens file;
@@ -24,14 +25,19 @@ case .run(let configuration):
     let signals = Signals([SIGTERM, SIGINT, SIGHUP])
     let app: AlertdApp
     do {
-        app = try AlertdApp(configuration: configuration)
+        let cluster = try configuration.database.map {
+            try PostgresCluster(url: $0, configuration: configuration.store)
+        }
+        app = try AlertdApp(configuration: configuration, authority: cluster)
     } catch {
         FileHandle.standardError.write(Data("alertd: \(error)\n".utf8))
         exit(1)
     }
     // No string interpolation in this top-level code before an `await`: Swift 6.3 leaks the string (LeakSanitizer).
     print("alertd listening on", app.url)
-    if let directory = configuration.dataDirectory {
+    if configuration.database != nil {
+        print("alertd: clustered: alerts are kept in PostgreSQL, shared with every instance on it")
+    } else if let directory = configuration.dataDirectory {
         print("alertd: durable: alerts are journaled in", directory)
     } else {
         print("alertd: memory only: alerts do not survive a restart (--data-dir DIR keeps them)")

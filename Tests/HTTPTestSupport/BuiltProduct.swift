@@ -1,17 +1,22 @@
 import Foundation
 
-/// The executables `swift build` made, found next to the running test bundle.
+/// Executables `swift build` made, found next to the running test bundle.
 public enum BuiltProduct {
-    /// The path of the built executable `name` (`alertd`, `alertctl`): the first folder above the test bundle that
-    /// holds it (`swift build` puts products and the test bundle in one folder), or a path that does not exist.
-    public static func path(_ name: String) -> String {
+    /// The built executable `name` (`alertd`, `alertctl`) in the test bundle's folder or one above it (`swift build`
+    /// puts both in one folder), or a path that does not exist.
+    public static func url(_ name: String) -> URL {
         let bundle = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
         var folder = bundle.deletingLastPathComponent()
         while !folder.path.isEmpty, folder.path != "/" {
             let candidate = folder.appendingPathComponent(name)
-            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate.path }
+            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
             folder = folder.deletingLastPathComponent()
         }
-        return "/nonexistent/" + name
+        return URL(fileURLWithPath: "/nonexistent/\(name)")
+    }
+
+    /// `url(name)` as a path.
+    public static func path(_ name: String) -> String {
+        url(name).path
     }
 }

@@ -8,16 +8,7 @@ final class AlertdProcess: Sendable {
     let port: Int
 
     /// The built `alertd` next to the test bundle (`swift build` puts both in one folder).
-    static var executable: URL {
-        let bundle = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
-        var folder = bundle.deletingLastPathComponent()
-        while !folder.path.isEmpty, folder.path != "/" {
-            let candidate = folder.appendingPathComponent("alertd")
-            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
-            folder = folder.deletingLastPathComponent()
-        }
-        return URL(fileURLWithPath: "/nonexistent/alertd")
-    }
+    static var executable: URL { BuiltProduct.url("alertd") }
 
     /// Starts `alertd --port 0 arguments...` and waits for its "listening on" line.
     /// - Parameters:

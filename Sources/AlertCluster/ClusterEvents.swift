@@ -1,0 +1,54 @@
+import AlertCore
+
+/// Reading what the cluster committed: events after an index, and the image a starting instance loads.
+enum ClusterEvents {
+    /// The most events one read returns; a longer catch-up reads again.
+    static let pageSize = 1000
+
+    /// The committed head: the index of the last event.
+    static func head(_ connection: PGConnection) throws(PGError) -> UInt64 {
+        try connection.execute("SELECT head FROM alertd_cluster WHERE id = 1").first?.first??.uint64 ?? 0
+    }
+
+    /// Events with an index in `after + 1 ... through`, ascending (at most `pageSize`).
+    static func read(_ connection: PGConnection, after: UInt64, through: UInt64) throws(PGError) -> [AlertEvent] {
+        let rows = try connection.execute(
+            "SELECT idx, kind, alert FROM alertd_events WHERE idx > $1 AND idx <= $2 ORDER BY idx LIMIT \(pageSize)",
+            [String(after), String(through)])
+        var events: [AlertEvent] = []
+        events.reserveCapacity(rows.count)
+        for row in rows {
+            guard let index = row[0]?.uint64, let kind = row[1].flatMap(AlertEvent.Kind.init(rawValue:)),
+                  let text = row[2] else { throw PGError("an event row is damaged") }
+            events.append(AlertEvent(index: index, kind: kind, alert: try AlertCoding.decode(text)))
+        }
+        return events
+    }
+
+    /// What the database holds now, in one snapshot: the head, the cluster's identity, every pending alert and the
+    /// resolved ones within `retention` (by arrival), and the last `history` events.
+    static func image(_ connection: PGConnection, retention: Duration, history: Int) throws(PGError) -> StoreImage {
+        try connection.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+        defer { _ = try? connection.execute("COMMIT") }
+        guard let cluster = try connection.execute("SELECT head, epoch FROM alertd_cluster WHERE id = 1").first,
+              let head = cluster[0]?.uint64, let epoch = cluster[1] else { throw PGError("alertd_cluster is empty") }
+        let since = AlertCoding.milliseconds(.now) - retention.components.seconds * 1000
+        var alerts: [Alert] = []
+        for row in try connection.execute(
+            "SELECT alert FROM alertd_alerts WHERE state = 'pending' OR resolved_at > $1 ORDER BY sequence",
+            [String(since)]) {
+            guard let text = row[0] else { continue }
+            alerts.append(try AlertCoding.decode(text))
+        }
+        var events: [AlertEvent] = []
+        var after = head > UInt64(history) ? head - UInt64(history) : 0
+        while after < head {
+            let page = try read(connection, after: after, through: head)
+            guard let last = page.last else { break }
+            events += page
+            after = last.index
+        }
+        return StoreImage(epoch: epoch, alerts: alerts, events: events, changeIndex: head,
+                          nextSequence: head + 1)
+    }
+}

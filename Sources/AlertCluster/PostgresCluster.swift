@@ -1,0 +1,78 @@
+import AlertCore
+
+/// Several alertd instances on one PostgreSQL: the database decides every change (`CommitWriter`), every instance's
+/// store is a cache of what it committed, fed in commit order by the writer after its own commits and by the
+/// `EventFollower` after other instances' (`StoreFeed`).
+public final class PostgresCluster: StoreAuthorityService {
+    public let image: StoreImage
+    private let feed: StoreFeed
+    private let writer: CommitWriter
+    private let follower: EventFollower
+
+    /// Connects, makes or migrates the schema, and reads what the database holds.
+    ///
+    /// - Parameters:
+    ///   - url: The `postgresql://` URL.
+    ///   - configuration: The store's retention and event history: how much of the database the image holds.
+    /// - Throws: `ClusterError` when the database cannot be reached or its schema is newer than this build's.
+    public init(url: String, configuration: AlertStore.Configuration) throws(ClusterError) {
+        do {
+            let connection = try PGConnection(url)
+            try ClusterSchema.migrate(connection)
+            image = try ClusterEvents.image(connection, retention: configuration.retention,
+                                            history: configuration.eventHistory)
+            feed = StoreFeed(head: image.changeIndex)
+            writer = CommitWriter(url: url, feed: feed, connection: connection, history: configuration.eventHistory,
+                                  retention: configuration.retention)
+            follower = EventFollower(url: url, feed: feed)
+        } catch {
+            throw ClusterError(description: "cannot use the PostgreSQL database \(Self.redacted(url)): \(error)")
+        }
+    }
+
+    public func start(feeding store: AlertStore, deliver: @escaping @Sendable (Alert) -> Void) {
+        feed.start(store)
+        writer.start()
+        follower.start(deliver: deliver)
+    }
+
+    public func recordDelivery(of id: AlertID, error: String?, final: Bool) {
+        writer.submit(.delivery(id, error: error, final: final))
+    }
+
+    public func stop() {
+        writer.stop()
+        follower.stop()
+    }
+
+    public func commit(
+        _ change: ProposedChange, done: @escaping @Sendable (Result<CommittedChange, AlertStoreError>) -> Void
+    ) {
+        writer.submit(.change(change, done: done))
+    }
+
+    public func catchUp(done: @escaping @Sendable () -> Void) {
+        writer.submit(.catchUp(done: done))
+    }
+
+    /// Set while the writer or the follower cannot reach the database (the follower reads every second, so an idle
+    /// instance notices too).
+    public var unavailableReason: String? {
+        (writer.unavailableReason ?? follower.unavailableReason).map { "PostgreSQL unreachable: \($0)" }
+    }
+
+    /// The URL without its password, for messages.
+    static func redacted(_ url: String) -> String {
+        guard let scheme = url.range(of: "://"), let at = url[scheme.upperBound...].firstIndex(of: "@") else {
+            return url
+        }
+        let credentials = url[scheme.upperBound..<at]
+        guard let colon = credentials.firstIndex(of: ":") else { return url }
+        return String(url[..<colon]) + ":***" + String(url[at...])
+    }
+}
+
+/// The database could not be used at start.
+public struct ClusterError: Error, Sendable, CustomStringConvertible {
+    public let description: String
+}

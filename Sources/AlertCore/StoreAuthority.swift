@@ -1,0 +1,54 @@
+/// The database that decides every change of a store shared by several instances: the store proposes changes, the
+/// authority commits the ones that still hold (one answer of many, one expiry, one create per idempotency key), and
+/// hands every committed change, its own and other instances', to `AlertStore.apply(_:)` in commit order.
+public protocol StoreAuthority: AnyObject, Sendable {
+    /// Commits `change`, or finds why it cannot be made, and calls `done` once the store has applied every change
+    /// committed up to it (so a read after `done` shows it).
+    ///
+    /// - Parameters:
+    ///   - change: What the store proposes.
+    ///   - done: The change as committed; or `alreadyResolved` naming the winner, `keyReused`, `notFound`, or
+    ///     `unavailable` when the database cannot be reached (nothing was committed, or it is not known whether).
+    func commit(_ change: ProposedChange, done: @escaping @Sendable (Result<CommittedChange, AlertStoreError>) -> Void)
+
+    /// Calls `done` once the store has applied every change the authority had committed when this was called (at
+    /// once when the database cannot be reached).
+    func catchUp(done: @escaping @Sendable () -> Void)
+
+    /// Why changes are refused right now (the database is unreachable), or `nil` when they are taken.
+    var unavailableReason: String? { get }
+
+    /// Records one delivery attempt of an alert's result to its callback (see `AlertStore.recordDelivery`): the
+    /// delivery is done, failed for good, or stays claimed by this instance for another attempt.
+    func recordDelivery(of id: AlertID, error: String?, final: Bool)
+}
+
+/// A change a store proposes to its authority.
+public enum ProposedChange: Sendable {
+    /// A new pending alert (its `sequence` is the authority's to give), with its idempotency key if any.
+    case create(Alert, idempotency: IdempotencyRecord?)
+    /// A pending alert resolved: `alert.result` is set. It commits only while the alert is pending; an expiry
+    /// (`resolution == .expired`) only once its deadline has passed too.
+    case resolve(Alert)
+}
+
+/// A change as its authority committed it.
+public enum CommittedChange: Sendable {
+    /// The alert was created, or `replayed`: its idempotency key had created it before, from the same draft.
+    case created(Alert, replayed: Bool)
+    /// The alert resolved with `alert.result`.
+    case resolved(Alert)
+}
+
+/// An authority with a life: it holds what the database held when it connected, feeds the store it is started with
+/// every committed change from then on, and stops with the app.
+public protocol StoreAuthorityService: StoreAuthority {
+    /// What the database held when this authority connected: the store starts from it.
+    var image: StoreImage { get }
+    /// Starts handing committed changes to `store` (made from `image` with this authority), and resolved alerts
+    /// whose callback this instance claimed to `deliver` (each claimed by one instance at a time, for a lease; an
+    /// instance that dies leaves its claims to expire and be taken by another).
+    func start(feeding store: AlertStore, deliver: @escaping @Sendable (Alert) -> Void)
+    /// Stops: closes the database connections; commits still queued fail as `unavailable`.
+    func stop()
+}

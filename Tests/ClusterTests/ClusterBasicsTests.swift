@@ -1,0 +1,156 @@
+import Foundation
+import HTTPTestSupport
+import JSON
+import Testing
+
+/// Three alertd instances on one PostgreSQL behave as one service: whichever instance a client talks to.
+@Suite("Cluster: one service over three instances", .serialized)
+struct ClusterBasicsTests {
+    @Test("An answer on A wakes the long-polls waiting on B and C")
+    func answerWakesOtherInstances() async throws {
+        try await withCluster { _, nodes in
+            let (a, b, c) = (nodes[0], nodes[1], nodes[2])
+            let id = try await a.create("Deploy?")
+            async let onB = b.request("GET", "/v1/alerts/\(id)/response?wait=30", timeout: 40)
+            async let onC = c.request("GET", "/v1/alerts/\(id)/response?wait=30", timeout: 40)
+            try await eventually("B and C hold the long-polls") {
+                let (onB, onC) = (try await b.waiters(), try await c.waiters())
+                return onB == 1 && onC == 1
+            }
+            let answered = try await a.request("POST", "/v1/alerts/\(id)/response", json: #"{"buttonIndex":1}"#)
+            #expect(answered.status == 200)
+            let started = Date()
+            let (fromB, fromC) = try await (onB, onC)
+            #expect(Date().timeIntervalSince(started) < TestTime.bound(5))
+            for response in [fromB, fromC] {
+                #expect(response.status == 200, "\(response)")
+                #expect(try response.json()["buttonTitle"]?.stringValue == "Yes")
+            }
+        }
+    }
+
+    @Test("Of 24 concurrent answers over three instances exactly one wins; 23 get 409 naming the same winner")
+    func exactlyOneAnswerWins() async throws {
+        try await withCluster { _, nodes in
+            let id = try await nodes[0].create("Roll back?")
+            for node in nodes {
+                try await eventually("every instance knows the alert") {
+                    try await node.request("GET", "/v1/alerts/\(id)").status == 200
+                }
+            }
+            let responses = try await withThrowingTaskGroup(of: WireResponse.self) { group in
+                for attempt in 0..<24 {
+                    let node = nodes[attempt % 3]
+                    let body = #"{"buttonIndex":\#(attempt % 2),"values":[]}"#
+                    group.addTask { try await node.request("POST", "/v1/alerts/\(id)/response", json: body) }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            let winners = responses.filter { $0.status == 200 }
+            let losers = responses.filter { $0.status == 409 }
+            try #require(winners.count == 1, "\(responses.map(\.status))")
+            #expect(losers.count == 23)
+            let winner = try winners[0].json()
+            for loser in losers {
+                let result = try loser.json()["result"]?.objectValue
+                #expect(result?["buttonIndex"] == winner["buttonIndex"])
+                #expect(result?["resolvedAt"] == winner["resolvedAt"])
+            }
+            for node in nodes {
+                let result = try await node.request("GET", "/v1/alerts/\(id)/response").json()
+                #expect(result["resolvedAt"] == winner["resolvedAt"])
+            }
+        }
+    }
+
+    @Test("An SSE stream on A sees the events made on B and C gap-free and in order, and resumes on C")
+    func eventStreamAcrossInstances() async throws {
+        try await withCluster { _, nodes in
+            let (a, b, c) = (nodes[0], nodes[1], nodes[2])
+            let start = try await a.index()
+            let stream = try EventStream(port: a.port, lastEventID: start)
+            var ids: [String] = []
+            for round in 0..<6 {
+                let maker = round.isMultiple(of: 2) ? b : c
+                ids.append(try await maker.create("event \(round)"))
+            }
+            _ = try await c.request("POST", "/v1/alerts/\(ids[0])/response", json: #"{"buttonIndex":1}"#)
+            _ = try await b.request("DELETE", "/v1/alerts/\(ids[1])")
+            try await eventually("A streams all 8 events") { stream.events.count >= 8 }
+            let first = stream.events
+            #expect(first.map(\.id) == Array(start + 1 ... start + 8))
+            #expect(first.map(\.kind) == Array(repeating: "created", count: 6) + ["answered", "dismissed"])
+            stream.close()
+
+            // Made while nobody listens; a client resuming on C with the last id it saw misses none of them.
+            for round in 0..<3 { _ = try await b.create("later \(round)") }
+            let resumed = try EventStream(port: c.port, lastEventID: first.last!.id)
+            try await eventually("C streams the 3 later events") { resumed.events.count >= 3 }
+            #expect(resumed.events.map(\.id) == Array(start + 9 ... start + 11))
+            resumed.close()
+
+            // The same history, read from B: identical events.
+            let replay = try EventStream(port: b.port, lastEventID: start)
+            try await eventually("B replays all 11") { replay.events.count >= 11 }
+            #expect(Array(replay.events.prefix(8)) == first)
+            replay.close()
+        }
+    }
+
+    @Test("An Idempotency-Key retried on another instance returns the original alert")
+    func idempotencyAcrossInstances() async throws {
+        try await withCluster { _, nodes in
+            let draft = ClusterNode.draft("Once")
+            let made = try await nodes[0].request("POST", "/v1/alerts", json: draft, headers: [("Idempotency-Key", "k-1")])
+            #expect(made.status == 201)
+            let retried = try await nodes[1].request("POST", "/v1/alerts", json: draft,
+                                                     headers: [("Idempotency-Key", "k-1")])
+            #expect(retried.status == 200)
+            #expect(retried.headers["idempotent-replayed"] == "true")
+            #expect(try retried.json().string("id") == made.json().string("id"))
+            let changed = try await nodes[2].request("POST", "/v1/alerts", json: ClusterNode.draft("Other"),
+                                                     headers: [("Idempotency-Key", "k-1")])
+            #expect(changed.status == 422)
+            let list = try await nodes[2].request("GET", "/v1/alerts").json()
+            #expect(list["alerts"]?.arrayValue?.count == 1)
+        }
+    }
+
+    @Test("An expiry happens once, whichever instance gets there first, and every instance shows it")
+    func expiryOnce() async throws {
+        try await withCluster { _, nodes in
+            let start = try await nodes[0].index()
+            let made = try await nodes[0].request("POST", "/v1/alerts", json: #"{"title":"Soon","timeout":1}"#)
+            let id = try made.json().string("id")
+            for node in nodes {
+                let result = try await node.request("GET", "/v1/alerts/\(id)/response?wait=20", timeout: 30)
+                #expect(try result.json()["resolution"]?.stringValue == "expired")
+            }
+            let stream = try EventStream(port: nodes[1].port, lastEventID: start)
+            try await eventually("the two events") { stream.events.count >= 2 }
+            #expect(stream.events.map(\.kind) == ["created", "expired"])
+            // Every instance proposed it; a second expiry would have made a third event by now.
+            try await Task.sleep(for: .milliseconds(300))
+            #expect(try await nodes[2].index() == start + 2)
+            stream.close()
+        }
+    }
+
+    @Test("A callback is delivered once the alert resolves, by one instance, whichever resolved it")
+    func callbackDelivered() async throws {
+        let receiver = try CallbackReceiver()
+        defer { receiver.stop() }
+        try await withCluster { _, nodes in
+            let callback = "http://127.0.0.1:\(receiver.port)/hook"
+            let made = try await nodes[0].request(
+                "POST", "/v1/alerts", json: #"{"title":"Hook","buttons":[{"title":"No"},{"title":"Yes"}],"callback":"\#(callback)"}"#)
+            #expect(made.status == 201, "\(made)")
+            let id = try made.json().string("id")
+            _ = try await nodes[1].request("POST", "/v1/alerts/\(id)/response", json: #"{"buttonIndex":1}"#)
+            try await eventually("the receiver got the result") { receiver.bodies.contains { $0.contains(id) } }
+            // Claimed by one instance: the other two never post it (their next claims run within a second).
+            try await Task.sleep(for: .milliseconds(2500))
+            #expect(receiver.bodies.filter { $0.contains(id) }.count == 1)
+        }
+    }
+}

@@ -1,0 +1,131 @@
+import Foundation
+import HTTPTestSupport
+import JSON
+import Testing
+
+/// An instance killed, or PostgreSQL restarted, under load: nothing acknowledged is lost, and the cluster recovers by
+/// itself.
+@Suite("Cluster: failures under load", .serialized)
+struct ClusterFailureTests {
+    @Test("SIGKILL of one instance under load loses nothing acknowledged; its long-poll clients get their answer elsewhere")
+    func killOneInstance() async throws {
+        try await withCluster { _, nodes in
+            let (a, b, c) = (nodes[0], nodes[1], nodes[2])
+            let start = try await a.index()
+            let producers = (0..<3).map { Producer(name: "p\($0)") }
+            let running = Task {
+                await withTaskGroup(of: Void.self) { group in
+                    for (number, producer) in producers.enumerated() {
+                        // Each starts on its own instance and moves on when that one dies.
+                        let order = Array(nodes[number...] + nodes[..<number])
+                        group.addTask { await producer.run(order) }
+                    }
+                }
+            }
+            let waited = try await a.create("Approve?")
+            async let onB = try? b.request("GET", "/v1/alerts/\(waited)/response?wait=30", timeout: 40)
+            try await eventually("the long-poll waits on B and every producer got 10 through") {
+                let waiting = try await b.waiters()
+                return waiting == 1 && producers.allSatisfy { $0.acknowledged.count >= 10 }
+            }
+            await b.kill()
+            #expect(await onB == nil, "B's long-poll client lost its connection")
+            // It reconnects to C, and gets its answer there.
+            async let onC = c.request("GET", "/v1/alerts/\(waited)/response?wait=30", timeout: 40)
+            try await eventually("the long-poll waits on C") { try await c.waiters() == 1 }
+            let before = producers.map(\.acknowledged.count)
+            try await eventually("every producer got 10 more through after the kill") {
+                zip(producers, before).allSatisfy { $0.acknowledged.count >= $1 + 10 }
+            }
+            _ = try await a.request("POST", "/v1/alerts/\(waited)/response", json: #"{"buttonIndex":1}"#)
+            #expect(try await onC.status == 200)
+            producers.forEach { $0.stop() }
+            await running.value
+
+            try await expectKept(producers, on: [a, c], since: start)
+        }
+    }
+
+    @Test("PostgreSQL stopped and started under load: writes 503 meanwhile, reads and waits go on, all recover")
+    func restartPostgres() async throws {
+        try await withCluster { postgres, nodes in
+            let start = try await nodes[0].index()
+            let producers = nodes.enumerated().map { Producer(name: "r\($0.offset)") }
+            let running = Task {
+                await withTaskGroup(of: Void.self) { group in
+                    for (producer, node) in zip(producers, nodes) { group.addTask { await producer.run([node]) } }
+                }
+            }
+            let waited = try await nodes[0].create("Still there?")
+            async let longPoll = nodes[2].request("GET", "/v1/alerts/\(waited)/response?wait=60", timeout: 70)
+            try await eventually("every producer got 10 through") {
+                producers.allSatisfy { $0.acknowledged.count >= 10 }
+            }
+            try await postgres.stop()
+            for node in nodes {
+                let refused = try await node.request("POST", "/v1/alerts", json: ClusterNode.draft("down"))
+                #expect(refused.status == 503)
+                #expect(refused.headers["retry-after"] == "5")
+                #expect(refused.headers["content-type"]?.hasPrefix("application/problem+json") == true)
+                try await eventually("\(node.port) reports degraded") {
+                    try await node.request("GET", "/healthz").status == 503
+                }
+                #expect(try await node.request("GET", "/v1/alerts/\(waited)").status == 200, "reads go on")
+            }
+            #expect(try await nodes[2].waiters() >= 1, "the long-poll still waits")
+            try await postgres.start()
+            for node in nodes {
+                try await eventually("\(node.port) takes writes again", within: 20) {
+                    try await node.request("POST", "/v1/alerts", json: ClusterNode.draft("up")).status == 201
+                }
+                try await eventually("\(node.port) reports ok") {
+                    try await node.request("GET", "/healthz").status == 200
+                }
+            }
+            let before = producers.map(\.acknowledged.count)
+            try await eventually("every producer got 5 more through", within: 20) {
+                zip(producers, before).allSatisfy { $0.acknowledged.count >= $1 + 5 }
+            }
+            _ = try await nodes[1].request("POST", "/v1/alerts/\(waited)/response", json: #"{"buttonIndex":1}"#)
+            #expect(try await longPoll.status == 200)
+            producers.forEach { $0.stop() }
+            await running.value
+
+            try await expectKept(producers, on: nodes, since: start)
+        }
+    }
+
+    /// Every acknowledged create is on every node with its id; a retry of its key returns it; the event history
+    /// after `start` is gap-free and the same on every node.
+    private func expectKept(_ producers: [Producer], on nodes: [ClusterNode], since start: UInt64) async throws {
+        let acknowledged = producers.flatMap(\.acknowledged)
+        for node in nodes {
+            try await eventually("\(node.port) caught up") { try await node.index() >= nodes[0].index() }
+        }
+        for (number, entry) in acknowledged.enumerated() {
+            let node = nodes[number % nodes.count]
+            let read = try await node.request("GET", "/v1/alerts/\(entry.id)")
+            #expect(read.status == 200, "\(entry.key) → \(entry.id) on \(node.port)")
+            if number.isMultiple(of: 7) {
+                let retried = try await node.request("POST", "/v1/alerts", json: ClusterNode.draft(entry.key),
+                                                     headers: [("Idempotency-Key", entry.key)])
+                #expect(try retried.json().string("id") == entry.id)
+            }
+        }
+        var histories: [[EventStream.Event]] = []
+        let head = try await nodes[0].index()
+        for node in nodes {
+            let stream = try EventStream(port: node.port, lastEventID: start)
+            try await eventually("\(node.port) streams its history") {
+                stream.events.last.map { $0.id >= head } ?? (head == start)
+            }
+            stream.close()
+            let events = stream.events.filter { $0.id <= head }
+            #expect(events.map(\.id) == Array(start + 1 ..< head + 1), "gap-free on \(node.port)")
+            histories.append(events)
+        }
+        #expect(histories.allSatisfy { $0 == histories[0] })
+        let created = Set(histories[0].filter { $0.kind == "created" }.map(\.data))
+        #expect(created.count == histories[0].filter { $0.kind == "created" }.count, "no event twice")
+    }
+}

@@ -1,0 +1,126 @@
+import Foundation
+import HTTPTestSupport
+import JSON
+import Testing
+
+/// One real `alertd --database URL`, a child process on an ephemeral port.
+final class ClusterNode: Sendable {
+    let child: ChildProcess
+    let port: Int
+
+    /// The built `alertd` next to the test bundle.
+    static var executable: String { BuiltProduct.url("alertd").path }
+
+    /// Starts `alertd --database url` and waits for its "listening on" line.
+    init(database url: String, arguments: [String] = []) async throws {
+        try #require(FileManager.default.isExecutableFile(atPath: Self.executable), "build alertd first")
+        child = try ChildProcess(Self.executable, ["--host", "127.0.0.1", "--port", "0", "--database", url,
+                                                   "--access-log", "off"] + arguments)
+        let line = await child.firstLine(timeout: TestTime.bound(30)) ?? ""
+        guard let port = line.split(separator: ":").last.flatMap({ Int($0) }), line.contains("listening on") else {
+            child.send(SIGKILL)
+            _ = await child.wait(timeout: 5)
+            throw RawHTTPError(description: "alertd did not start: '\(line)' \(child.standardError)")
+        }
+        self.port = port
+    }
+
+    /// Sends a request and reads the whole response.
+    func request(
+        _ method: String, _ target: String, json body: String? = nil, headers: [(String, String)] = [],
+        timeout: Double = 30
+    ) async throws -> WireResponse {
+        var all = headers
+        if body != nil { all.append(("Content-Type", "application/json")) }
+        return try await RawHTTP.exchange(RawHTTP.request(method, target, headers: all, body: body.map { Array($0.utf8) }),
+                                          port: port, timeout: TestTime.bound(timeout))
+    }
+
+    /// Creates an alert with two buttons; returns its id.
+    func create(_ title: String, key: String? = nil) async throws -> String {
+        let response = try await request("POST", "/v1/alerts", json: Self.draft(title),
+                                         headers: key.map { [("Idempotency-Key", $0)] } ?? [])
+        try #require(response.status == 201, "create: \(response)")
+        return try response.json().string("id")
+    }
+
+    static func draft(_ title: String) -> String {
+        #"{"title":"\#(title)","buttons":[{"title":"No"},{"title":"Yes"}],"timeout":600}"#
+    }
+
+    /// The `alertd_waiters` gauge of `/metrics`.
+    func waiters() async throws -> Int {
+        let text = try await request("GET", "/metrics").text
+        let line = text.split(separator: "\n").first { $0.hasPrefix("alertd_waiters ") }
+        return line.flatMap { Int($0.split(separator: " ")[1]) } ?? -1
+    }
+
+    /// The change index this instance has applied (`X-Alertd-Index` of a list).
+    func index() async throws -> UInt64 {
+        UInt64(try await request("GET", "/v1/alerts?limit=1").headers["x-alertd-index"] ?? "") ?? 0
+    }
+
+    func stop() async {
+        child.send(SIGTERM)
+        _ = await child.wait(timeout: TestTime.bound(15))
+    }
+
+    func kill() async {
+        child.send(SIGKILL)
+        _ = await child.wait(timeout: TestTime.bound(15))
+    }
+}
+
+extension WireResponse {
+    func json() throws -> JSONObject {
+        guard let object = try JSONParser.parse(body).objectValue else {
+            throw RawHTTPError(description: "not a JSON object: \(text)")
+        }
+        return object
+    }
+
+    func jsonArray() throws -> [JSONValue] {
+        guard let array = try JSONParser.parse(body).arrayValue else {
+            throw RawHTTPError(description: "not a JSON array: \(text)")
+        }
+        return array
+    }
+}
+
+extension JSONObject {
+    func string(_ key: String) throws -> String {
+        guard let value = self[key]?.stringValue else { throw RawHTTPError(description: "no string '\(key)'") }
+        return value
+    }
+}
+
+/// Waits until `condition` holds, polling, or fails after `seconds`.
+func eventually(
+    _ what: String, within seconds: Double = 10, _ condition: () async throws -> Bool
+) async throws {
+    let deadline = Date().addingTimeInterval(TestTime.bound(seconds))
+    while Date() < deadline {
+        if (try? await condition()) == true { return }
+        try await Task.sleep(for: .milliseconds(20))
+    }
+    Issue.record("not within \(seconds) s: \(what)")
+    throw RawHTTPError(description: "timed out: \(what)")
+}
+
+/// PostgreSQL and `count` alertd instances on it, stopped and removed after `body`, also when it fails.
+func withCluster(
+    instances count: Int = 3, _ body: (ScratchPostgres, [ClusterNode]) async throws -> Void
+) async throws {
+    let postgres = try await ScratchPostgres.start()
+    var nodes: [ClusterNode] = []
+    do {
+        for _ in 0..<count { nodes.append(try await ClusterNode(database: postgres.url)) }
+        try await body(postgres, nodes)
+    } catch {
+        for node in nodes { await node.kill() }
+        await postgres.remove()
+        throw error
+    }
+    for node in nodes { await node.stop() }
+    await postgres.remove()
+}

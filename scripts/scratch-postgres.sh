@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# A throwaway PostgreSQL cluster in a directory of its own, for make cluster and the cluster tests.
+#   scripts/scratch-postgres.sh start DIR PORT   initdb (once) and start it on 127.0.0.1:PORT; prints the URL
+#   scripts/scratch-postgres.sh stop DIR         stop it (fast: connections are cut, nothing committed is lost)
+#   scripts/scratch-postgres.sh init DIR         initdb only (a template: tests copy DIR/data instead of running initdb)
+# PostgreSQL refuses to run as root: as root, the cluster belongs to the `postgres` user (Debian's package makes it).
+# PG_OPTIONS adds server settings (the tests pass "-c fsync=off": they test alertd, not the disk).
+set -euo pipefail
+bin=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)
+[ -x "$bin/initdb" ] || { echo "scratch-postgres: no /usr/lib/postgresql/*/bin/initdb; apt-get install postgresql" >&2; exit 1; }
+as_owner() {
+    if [ "$(id -u)" -eq 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi
+}
+usage="usage: scratch-postgres.sh start DIR PORT | stop DIR | init DIR"
+command=${1:?$usage}
+dir=${2:?$usage}
+initialize() {
+    mkdir -p "$dir"
+    if [ "$(id -u)" -eq 0 ]; then chown postgres "$dir"; fi
+    if [ ! -f "$dir/data/PG_VERSION" ]; then
+        as_owner "$bin/initdb" -D "$dir/data" -U alertd --auth=trust -E UTF8 >"$dir/initdb.log" 2>&1 \
+            || { cat "$dir/initdb.log" >&2; exit 1; }
+    fi
+}
+case $command in
+    init) initialize ;;
+    start)
+        port=${3:?$usage}
+        initialize
+        as_owner "$bin/pg_ctl" -D "$dir/data" -l "$dir/postgres.log" -w -t 30 \
+            -o "-p $port -k $dir -c listen_addresses=127.0.0.1 ${PG_OPTIONS:-}" start >/dev/null \
+            || { tail -20 "$dir/postgres.log" >&2; exit 1; }
+        echo "postgresql://alertd@127.0.0.1:$port/postgres"
+        ;;
+    stop)
+        as_owner "$bin/pg_ctl" -D "$dir/data" -m fast -w -t 30 stop >/dev/null
+        ;;
+    *) echo "scratch-postgres: unknown command $command" >&2; exit 64 ;;
+esac
