@@ -9,8 +9,8 @@ import Locking
 /// for this connection, which libmicrohttpd never runs concurrently and never while the connection
 /// is suspended (shutdown reads `method` and `path` of suspended requests, which no longer change
 /// once suspended). `connection` and `fd` never change. What other threads touch
-/// (`hand`) lives behind a mutex; `hand.suspended` says whether `connection` may be resumed and
-/// `fd` peeked at (both are valid while it is set).
+/// (`hand`) lives behind a mutex; `hand.isSuspended` says whether `connection` may be resumed and
+/// `fd` peeked at (both are valid while it is).
 final class ConnectionContext: @unchecked Sendable {
     enum Phase {
         /// Headers seen; the body (if any) is arriving.
@@ -19,26 +19,6 @@ final class ConnectionContext: @unchecked Sendable {
         case suspended
         /// A response was queued.
         case answered
-    }
-
-    /// What crosses threads: the reply of deferred work, and which suspension may be resumed.
-    struct Handoff {
-        var reply: HTTPReply?
-        /// Applied to `reply` as it is taken (a responder's `mapping`).
-        var transform: (@Sendable (HTTPReply) -> HTTPReply)?
-        /// Suspended and not yet resumed: libmicrohttpd keeps the connection and its socket open.
-        var suspended = false
-        /// Counts suspensions: deferred work resumes only the one it was started for.
-        var generation = 0
-        /// Answered at shutdown: the connection is never suspended or resumed again, so nothing
-        /// can resume it once `MHD_stop_daemon` has freed it.
-        var forced = false
-        /// The transport gave up on suspension `generation` (hang-up, shutdown): its cancel
-        /// handlers ran, and one added later runs at once.
-        var cancelled = false
-        /// What to run if the transport gives up on suspension `generation` before it is answered:
-        /// cancels its deferred task, or a responder's `onCancel` handlers. Dropped on resume.
-        var onCancel: (@Sendable () -> Void)?
     }
 
     var phase = Phase.receiving
@@ -53,6 +33,7 @@ final class ConnectionContext: @unchecked Sendable {
     var client: String?
     /// The connection's tracker entry while its body has a deadline there, to clear it once the body is in.
     var bodyWatch: ConnectionTracker.Entry?
+    /// What crosses threads: whether the connection is suspended, its reply, its cancel handlers.
     let hand = Lock(Handoff())
     /// The connection, for suspending and resuming.
     let connection: OpaquePointer
@@ -75,13 +56,9 @@ final class ConnectionContext: @unchecked Sendable {
     /// - Returns: the suspension's number, for `resume`; nil when shutdown already answered it.
     func suspend() -> Int? {
         hand.withLock { hand -> Int? in
-            guard !hand.forced else { return nil }
-            hand.generation += 1
-            hand.suspended = true
-            hand.cancelled = false
-            hand.onCancel = nil
+            guard case .suspend(let generation) = hand.suspend() else { return nil }
             MHD_suspend_connection(connection)
-            return hand.generation
+            return generation
         }
     }
 
@@ -93,15 +70,8 @@ final class ConnectionContext: @unchecked Sendable {
         _ generation: Int, with reply: HTTPReply, transform: (@Sendable (HTTPReply) -> HTTPReply)? = nil,
         resumed: () -> Void = {}
     ) -> Bool {
-        let (first, dropped) = hand.withLock { hand -> (Bool, (@Sendable () -> Void)?) in
-            guard hand.suspended, hand.generation == generation else { return (false, nil) }
-            hand.reply = reply
-            hand.transform = transform
-            hand.suspended = false
-            defer { hand.onCancel = nil }
-            return (true, hand.onCancel)
-        }
-        guard first else { return false }
+        guard case .resume(let dropped) = hand.withLock({ $0.resume(generation, with: reply, transform: transform) })
+        else { return false }
         resumed()
         MHD_resume_connection(connection)
         // Released outside the mutex: what the handlers captured may do work in its deinit.
@@ -112,61 +82,31 @@ final class ConnectionContext: @unchecked Sendable {
     /// Adds `handler` to what runs if the transport gives up on suspension `generation`; runs it at
     /// once when it did already, drops it when that suspension was answered.
     func onCancel(_ generation: Int, _ handler: @escaping @Sendable () -> Void) {
-        let now = hand.withLock { hand -> Bool in
-            guard hand.generation == generation else { return false }
-            if hand.cancelled { return true }
-            guard hand.suspended else { return false }
-            if let earlier = hand.onCancel {
-                hand.onCancel = {
-                    earlier()
-                    handler()
-                }
-            } else {
-                hand.onCancel = handler
-            }
-            return false
-        }
-        if now { handler() }
+        if case .runNow = hand.withLock({ $0.addCancelHandler(generation, handler) }) { handler() }
     }
 
     /// Whether the transport gave up on suspension `generation`.
     func isCancelled(_ generation: Int) -> Bool {
-        hand.withLock { $0.generation == generation && $0.cancelled }
+        hand.withLock { $0.isCancelled(generation) }
     }
 
     /// The client hung up while suspended: runs the cancel handlers of the current suspension, once.
     /// The connection stays suspended until its work or responder answers (to a closed socket).
     func cancel() {
-        let handlers = hand.withLock { hand -> (@Sendable () -> Void)? in
-            guard hand.suspended, !hand.cancelled else { return nil }
-            hand.cancelled = true
-            defer { hand.onCancel = nil }
-            return hand.onCancel
-        }
-        handlers?()
+        hand.withLock { $0.cancel() }?()
     }
 
     /// Whether suspension `generation` still waits for its work's reply.
     func awaits(_ generation: Int) -> Bool {
-        hand.withLock { $0.suspended && $0.generation == generation }
+        hand.withLock { $0.awaits(generation) }
     }
 
     /// At shutdown: answers with `reply` if suspended, and forbids any later suspend or resume.
-    /// A request between deciding to suspend and suspending finds `forced` and answers at once.
+    /// A request between deciding to suspend and suspending finds it closed and answers at once.
     /// The cancel handlers of the suspension it answered run afterwards.
     func forceAnswer(with reply: HTTPReply) {
-        let (resume, handlers) = hand.withLock { hand -> (Bool, (@Sendable () -> Void)?) in
-            hand.forced = true
-            guard hand.suspended else { return (false, nil) }
-            hand.reply = reply
-            hand.transform = nil
-            hand.suspended = false
-            let handlers = hand.cancelled ? nil : hand.onCancel
-            hand.cancelled = true
-            hand.onCancel = nil
-            return (true, handlers)
-        }
-        if resume { MHD_resume_connection(connection) }
+        guard case .resume(let handlers) = hand.withLock({ $0.forceAnswer(with: reply) }) else { return }
+        MHD_resume_connection(connection)
         handlers?()
     }
 
@@ -174,19 +114,12 @@ final class ConnectionContext: @unchecked Sendable {
     /// resume (after which libmicrohttpd may close the socket) can happen meanwhile.
     /// - Returns: what `test` said, or false when the connection is not suspended.
     func whileSuspended(_ test: (Int32) -> Bool) -> Bool {
-        hand.withLock { hand in hand.suspended && test(fd) }
+        hand.withLock { hand in hand.isSuspended && test(fd) }
     }
 
     /// Takes the stored reply on the handler call that follows a resume, transformed.
     func takeReply() -> HTTPReply? {
-        let (reply, transform) = hand.withLock { hand in
-            defer {
-                hand.reply = nil
-                hand.transform = nil
-            }
-            return (hand.reply, hand.transform)
-        }
-        guard let reply else { return nil }
-        return transform.map { $0(reply) } ?? reply
+        guard let taken = hand.withLock({ $0.takeReply() }) else { return nil }
+        return taken.transform.map { $0(taken.reply) } ?? taken.reply
     }
 }
