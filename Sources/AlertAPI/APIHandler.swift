@@ -27,12 +27,10 @@ struct APIHandler: HTTPHandler {
     static let metricMethods: Set<String> = ["GET", "HEAD", "POST", "DELETE", "PUT", "PATCH", "OPTIONS"]
 
     func handle(_ request: HTTPRequest) -> HTTPReply {
-        let started = ContinuousClock.now
         let match = Self.route(for: request.path)
-        let requestID = Self.requestID(request.headers["x-request-id"])
         let (reply, caller) = answer(request, on: match)
-        return instrument(reply, id: requestID, route: match?.route.template.text ?? Self.unknownRoute,
-                          method: Self.methodLabel(request.method), caller: caller?.name, started: started)
+        observe(request, route: match?.route.template.text ?? Self.unknownRoute, caller: caller?.name)
+        return reply
     }
 
     /// The reply from the endpoint `match` and the method name, once the checks before it pass (see `routes`);
@@ -63,13 +61,18 @@ struct APIHandler: HTTPHandler {
         }
     }
 
+    /// The transport's own answer, tagged and counted as `observe` does; for a request `handle` observes already
+    /// (answered at shutdown), its observer counts it and its headers go on it.
     func response(for failure: HTTPTransportFailure, to request: HTTPRequestHead) -> HTTPResponse {
         var response = Problem(failure).response
+        guard !request.isObserved else { return response }
         let id = Self.requestID(request.headers["x-request-id"])
         let method = request.method.map(Self.methodLabel) ?? "other"
         let route = request.path.map(Self.routeLabel) ?? Self.unknownRoute
-        record(response.status, id: id, route: route, method: method, caller: nil, started: .now)
+        Self.record(response.status, after: .zero, id: id, route: route, method: method, caller: nil,
+                    metrics: metrics, log: log)
         response.headers.add("X-Request-Id", id)
+        response.headers.add("X-Alertd-Instance", store.epoch)
         return response
     }
 

@@ -5,10 +5,11 @@ import Locking
 /// "completed" callback, which releases it.
 ///
 /// `@unchecked Sendable` invariant: `phase`, `method`, `path`, `body`, `discarded`, `tooLarge`,
-/// `client` and `bodyWatch` are only touched from libmicrohttpd's handler and completion callbacks
-/// for this connection, which libmicrohttpd never runs concurrently and never while the connection
-/// is suspended (shutdown reads `method` and `path` of suspended requests, which no longer change
-/// once suspended). `connection` and `fd` never change. What other threads touch
+/// `client`, `bodyWatch`, `status`, `bodyBytes`, `stream`, `responseHeaders` and `finishObservers` are
+/// only touched from libmicrohttpd's handler and completion callbacks for this connection (the handler's
+/// `handle` and `continuation` included), which libmicrohttpd never runs concurrently and never while the
+/// connection is suspended (shutdown reads `method`, `path` and whether `finishObservers` is set of suspended
+/// requests, which no longer change once suspended). `connection` and `fd` never change. What other threads touch
 /// (`hand`) lives behind a mutex; `hand.isSuspended` says whether `connection` may be resumed and
 /// `fd` peeked at (both are valid while it is).
 final class ConnectionContext: @unchecked Sendable {
@@ -33,6 +34,17 @@ final class ConnectionContext: @unchecked Sendable {
     var client: String?
     /// The connection's tracker entry while its body has a deadline there, to clear it once the body is in.
     var bodyWatch: ConnectionTracker.Entry?
+    /// When the head was complete, for `HTTPCompletion.duration`.
+    let started = ContinuousClock.now
+    /// The status and body size of the response queued, for `HTTPCompletion`; 0 before one is.
+    var status = 0
+    var bodyBytes = 0
+    /// The streamed body, whose bytes sent count instead of `bodyBytes`.
+    var stream: HTTPBodyStream?
+    /// Added to every response the request gets (`HTTPRequest.addResponseHeader`).
+    var responseHeaders = AddedHeaders()
+    /// Runs once when libmicrohttpd completes the request (`HTTPRequest.onFinish`).
+    private var finishObservers: (@Sendable (HTTPCompletion) -> Void)?
     /// What crosses threads: whether the connection is suspended, its reply, its cancel handlers.
     let hand = Lock(Handoff())
     /// The connection, for suspending and resuming.
@@ -44,11 +56,38 @@ final class ConnectionContext: @unchecked Sendable {
     var isHead: Bool { method == "HEAD" }
 
     /// What the transport knows of the request, for the handler's answer to a failure.
-    var head: HTTPRequestHead { HTTPRequestHead(method: method, path: path) }
+    var head: HTTPRequestHead { HTTPRequestHead(method: method, path: path, isObserved: finishObservers != nil) }
 
     init(connection: OpaquePointer) {
         self.connection = connection
         fd = CMicroHTTPD_connection_fd(connection)
+    }
+
+    /// Adds an observer of the request's end (`HTTPRequest.onFinish`).
+    func addFinishObserver(_ observer: @escaping @Sendable (HTTPCompletion) -> Void) {
+        guard let earlier = finishObservers else {
+            finishObservers = observer
+            return
+        }
+        finishObservers = { completion in
+            earlier(completion)
+            observer(completion)
+        }
+    }
+
+    /// Notes the response answering the request, for `HTTPCompletion`.
+    func answering(with response: HTTPResponse) {
+        status = response.status
+        bodyBytes = response.body.count
+    }
+
+    /// libmicrohttpd completed the request: runs its finish observers, once.
+    /// - Parameter completed: whether the whole response went out.
+    func finish(completed: Bool) {
+        guard let observers = finishObservers else { return }
+        finishObservers = nil
+        let bytes = stream?.sentBytes ?? bodyBytes
+        observers(HTTPCompletion(status: status, bodyBytes: bytes, duration: .now - started, completed: completed))
     }
 
     /// Suspends the connection (from the handler). The mutex is held across the call, so no
@@ -66,11 +105,8 @@ final class ConnectionContext: @unchecked Sendable {
     /// - Parameter resumed: runs before the resume when this call is the one that resumes.
     /// - Returns: false when another party resumed it first.
     @discardableResult
-    func resume(
-        _ generation: Int, with reply: HTTPReply, transform: (@Sendable (HTTPReply) -> HTTPReply)? = nil,
-        resumed: () -> Void = {}
-    ) -> Bool {
-        guard case .resume(let dropped) = hand.withLock({ $0.resume(generation, with: reply, transform: transform) })
+    func resume(_ generation: Int, with reply: HTTPReply, resumed: () -> Void = {}) -> Bool {
+        guard case .resume(let dropped) = hand.withLock({ $0.resume(generation, with: reply) })
         else { return false }
         resumed()
         MHD_resume_connection(connection)
@@ -117,9 +153,8 @@ final class ConnectionContext: @unchecked Sendable {
         hand.withLock { hand in hand.isSuspended && test(fd) }
     }
 
-    /// Takes the stored reply on the handler call that follows a resume, transformed.
+    /// Takes the stored reply on the handler call that follows a resume.
     func takeReply() -> HTTPReply? {
-        guard let taken = hand.withLock({ $0.takeReply() }) else { return nil }
-        return taken.transform.map { $0(taken.reply) } ?? taken.reply
+        hand.withLock { $0.takeReply() }
     }
 }

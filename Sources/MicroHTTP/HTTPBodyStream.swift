@@ -67,6 +67,11 @@ public final class HTTPBodyStream: @unchecked Sendable {
         state.withLock { $0.pending }
     }
 
+    /// Bytes libmicrohttpd took for sending, in all.
+    var sentBytes: Int {
+        state.withLock { $0.delivered }
+    }
+
     /// Whether the client is gone or the stream finished; writes then answer `.closed`.
     public var isClosed: Bool {
         state.withLock { $0.isClosed }

@@ -10,12 +10,6 @@ struct Handoff {
     /// or a responder's `onCancel` handlers.
     typealias CancelHandler = @Sendable () -> Void
 
-    /// A reply waiting for the handler call that follows a resume, with what to apply to it as it is taken.
-    struct Reply {
-        var reply: HTTPReply
-        var transform: (@Sendable (HTTPReply) -> HTTPReply)?
-    }
-
     enum State {
         /// Not suspended: receiving, in the handler, or answered. `cancelled`: the transport gave up on suspension
         /// `generation` before it was answered.
@@ -26,10 +20,10 @@ struct Handoff {
         /// handlers ran. libmicrohttpd keeps the connection suspended until the reply comes.
         case abandoned
         /// Suspension `generation` was resumed with a reply, which the next handler call takes.
-        case resumed(Reply, cancelled: Bool)
+        case resumed(HTTPReply, cancelled: Bool)
         /// Answered at shutdown: never suspended or resumed again, so that nothing can resume the connection once
         /// `MHD_stop_daemon` has freed it. A reply may be left to take.
-        case closed(Reply?, cancelled: Bool)
+        case closed(HTTPReply?, cancelled: Bool)
     }
 
     /// What `suspend` tells the caller.
@@ -80,15 +74,14 @@ struct Handoff {
     }
 
     /// Deferred work or a responder has `reply` for suspension `generation`.
-    mutating func resume(_ generation: Int, with reply: HTTPReply,
-                         transform: (@Sendable (HTTPReply) -> HTTPReply)? = nil) -> Resume {
+    mutating func resume(_ generation: Int, with reply: HTTPReply) -> Resume {
         guard generation == self.generation else { return .ignore }
         switch state {
         case .suspended(let handlers):
-            state = .resumed(Reply(reply: reply, transform: transform), cancelled: false)
+            state = .resumed(reply, cancelled: false)
             return .resume(dropped: handlers)
         case .abandoned:
-            state = .resumed(Reply(reply: reply, transform: transform), cancelled: true)
+            state = .resumed(reply, cancelled: true)
             return .resume(dropped: nil)
         case .running, .resumed, .closed:
             return .ignore
@@ -126,10 +119,10 @@ struct Handoff {
             state = .closed(nil, cancelled: cancelled)
             return .none
         case .suspended(let handlers):
-            state = .closed(Reply(reply: reply), cancelled: true)
+            state = .closed(reply, cancelled: true)
             return .resume(running: handlers)
         case .abandoned:
-            state = .closed(Reply(reply: reply), cancelled: true)
+            state = .closed(reply, cancelled: true)
             return .resume(running: nil)
         case .resumed(let pending, let cancelled):
             state = .closed(pending, cancelled: cancelled)
@@ -139,9 +132,8 @@ struct Handoff {
         }
     }
 
-    /// The reply stored by the last resume, on the handler call that follows it; nil when there is none. The caller
-    /// applies its transform (outside the mutex).
-    mutating func takeReply() -> Reply? {
+    /// The reply stored by the last resume, on the handler call that follows it; nil when there is none.
+    mutating func takeReply() -> HTTPReply? {
         switch state {
         case .resumed(let reply, let cancelled):
             state = .running(cancelled: cancelled)

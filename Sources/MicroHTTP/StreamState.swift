@@ -37,6 +37,8 @@ struct StreamState {
     /// Bytes written; those before `sent` went to libmicrohttpd already.
     private var buffer: [UInt8] = []
     private var sent = 0
+    /// Bytes taken by libmicrohttpd in all.
+    private(set) var delivered = 0
     /// Most bytes buffered before writes answer `.full`.
     let limit: Int
 
@@ -72,6 +74,7 @@ struct StreamState {
                 target.baseAddress!.copyMemory(from: bytes.baseAddress! + sent, byteCount: count)
             }
             sent += count
+            delivered += count
             return .bytes(count)
         }
         if isClosed { return .end }
