@@ -12,21 +12,44 @@ struct Route: Sendable {
     }
 
     let template: PathTemplate
-    let endpoints: [Endpoint]
-    /// The `Allow` header of a 405: the methods in table order, `HEAD` after `GET`.
-    let allow: String
+    /// The endpoints by method, in slots rather than an array: a route is copied on every request, and nothing
+    /// in it is a heap object that two libmicrohttpd threads would retain and release at once.
+    private var get: Endpoint?
+    private var post: Endpoint?
+    private var delete: Endpoint?
 
+    /// - Parameters:
+    ///   - template: the path template, with at most one `{id}`.
+    ///   - endpoints: one per method, each of `GET`, `POST` and `DELETE` at most once.
     init(_ template: String, _ endpoints: [Endpoint]) {
         self.template = PathTemplate(template)
-        self.endpoints = endpoints
-        allow = endpoints.flatMap { $0.method == "GET" ? ["GET", "HEAD"] : [$0.method] }.joined(separator: ", ")
+        for endpoint in endpoints {
+            switch endpoint.method {
+            case "GET": get = endpoint
+            case "POST": post = endpoint
+            case "DELETE": delete = endpoint
+            default: preconditionFailure("\(template): no slot for \(endpoint.method)")
+            }
+        }
     }
 
     /// The endpoint for `method`, or nil when the resource does not answer it. `HEAD` is answered by `GET`'s
     /// endpoint; the transport sends the head only.
     func endpoint(for method: String) -> Endpoint? {
-        let method = method == "HEAD" ? "GET" : method
-        return endpoints.first { $0.method == method }
+        switch method {
+        case "GET", "HEAD": get
+        case "POST": post
+        case "DELETE": delete
+        default: nil
+        }
+    }
+
+    /// The endpoints, `GET` first.
+    var endpoints: [Endpoint] { [get, post, delete].compactMap { $0 } }
+
+    /// The `Allow` header of a 405: the methods answered, `HEAD` after `GET`.
+    var allow: String {
+        endpoints.flatMap { $0.method == "GET" ? ["GET", "HEAD"] : [$0.method] }.joined(separator: ", ")
     }
 }
 
