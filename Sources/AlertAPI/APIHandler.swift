@@ -33,8 +33,8 @@ struct APIHandler: HTTPHandler {
         return reply
     }
 
-    /// The reply from the endpoint `match` and the method name, once the checks before it pass (see `routes`);
-    /// and the caller once its token is known.
+    /// The reply of the endpoint `match` has for the request's method, once the checks before it pass (see
+    /// `routes`), or the problem of the first check that fails; and the caller once its token is known.
     private func answer(_ request: HTTPRequest, on match: (route: Route, id: AlertID)?) -> (HTTPReply, Caller?) {
         if let browsers {
             do throws(Problem) {
