@@ -13,7 +13,7 @@
 //
 // Every part may be missing (then it is empty). Per input, in the order alertd works:
 //
-//  1. `Route(path:)` on the path (percent-decoded as libmicrohttpd does) and its invariants.
+//  1. `APIHandler.route(for:)` on the path (percent-decoded as libmicrohttpd does) and its invariants.
 //  2. `QueryParameters` over an `HTTPRequest` holding the query (split and decoded as libmicrohttpd does):
 //     every accessor the handler uses; values in range, or a 400 problem naming the parameter.
 //  3. The headers the handler reads: `X-Request-Id`, `Idempotency-Key`, `Last-Event-ID`.
@@ -49,7 +49,7 @@ public func alertFuzzOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CIn
         runStore(draft, normalized, answer: answer, idempotencyKey: idempotencyKey)
     }
     if tracing {
-        print("route \(Route(path: input.path).template), \(input.query.count) query items, "
+        print("route \(APIHandler.routeLabel(input.path)), \(input.query.count) query items, "
               + "draft \(draft == nil ? "refused" : normalized == nil ? "broke the rules" : "stored"), "
               + "answer \(answer == nil ? "refused" : "decoded")")
     }
@@ -59,20 +59,23 @@ public func alertFuzzOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CIn
 /// `ALERTD_FUZZ_TRACE=1` prints how far each input got (for seeds and crashers run one at a time).
 let tracing = getenv("ALERTD_FUZZ_TRACE") != nil
 
-/// A path names one resource; an id is never empty and never holds `/`, and names itself again.
+/// A path names at most one resource; an id is never empty and never holds `/`, and names itself again.
 func checkRoute(_ path: String) {
-    let route = Route(path: path)
-    expect(route.allowedMethods.isEmpty == (route == .notFound), "allowed methods of \(route)")
-    expect(!route.template.isEmpty, "template of \(route)")
-    switch route {
-    case .alert(let id), .response(let id):
-        expect(!id.rawValue.isEmpty && !id.rawValue.contains("/"), "id '\(id.rawValue)' from '\(path)'")
-        expect(Route(path: "/v1/alerts/" + id.rawValue) == .alert(id), "alert route of '\(id.rawValue)'")
-        expect(Route(path: "/v1/alerts/" + id.rawValue + "/response") == .response(id), "response route")
-    case .health, .openAPI, .alerts, .events, .metrics:
-        expect(path == route.template, "'\(path)' routed to \(route.template)")
-    case .notFound:
+    guard let (route, id) = APIHandler.route(for: path) else {
         checkProblem(Problem.unknownPath(path), statuses: [404], "unknown path")
+        return
+    }
+    let template = route.template.text
+    expect(!route.endpoints.isEmpty && !route.allow.isEmpty, "methods of \(template)")
+    expect(APIHandler.routes.filter { $0.template.match(path) != nil }.count == 1, "one route for '\(path)'")
+    guard template.contains("{id}") else {
+        expect(path == template && id.rawValue.isEmpty, "'\(path)' routed to \(template)")
+        return
+    }
+    expect(!id.rawValue.isEmpty && !id.rawValue.contains("/"), "id '\(id.rawValue)' from '\(path)'")
+    for other in ["/v1/alerts/{id}", "/v1/alerts/{id}/response"] {
+        let again = APIHandler.route(for: other.replacingOccurrences(of: "{id}", with: id.rawValue))
+        expect(again?.route.template.text == other && again?.id == id, "\(other) of '\(id.rawValue)'")
     }
 }
 

@@ -1,7 +1,7 @@
 import AlertCore
 import Foundation
-import MicroHTTP
 import JSON
+import MicroHTTP
 
 /// The parameters of `GET /v1/alerts`.
 struct ListRequest: Sendable {
@@ -10,11 +10,45 @@ struct ListRequest: Sendable {
     var wait: Duration
 }
 
+/// What a read of one alert shows: the alert (`/v1/alerts/{id}`) or its result (`/v1/alerts/{id}/response`).
+enum AlertView: Sendable {
+    case alert
+    case result
+}
+
+/// The endpoints on alerts: `/v1/alerts`, `/v1/alerts/{id}` and `/v1/alerts/{id}/response`.
 extension APIHandler {
-    /// Creates an alert; a retry with the same `Idempotency-Key` and body answers 200 with the
-    /// same alert and `Idempotent-Replayed: true`.
-    func create(_ prepared: PreparedAlert, by caller: Caller, idempotencyKey: String?) -> HTTPReply {
-        onChange({ done in
+    // MARK: /v1/alerts
+
+    /// `GET /v1/alerts`: lists at once, or, with `index` and `wait`, once the store passes `index`.
+    func listAlerts(_ route: RouteRequest) throws(Problem) -> HTTPReply {
+        let query = route.query
+        let list = ListRequest(
+            query: ListQuery(state: try query.state(), presenter: try query.presenter(), owner: route.caller.ownerFilter,
+                             limit: try query.integer("limit", in: 1...1000) ?? 100),
+            index: try query.index(),
+            wait: try query.wait()
+        )
+        guard let index = list.index, list.wait > .zero else { return self.list(list) }
+        let waited = list.query.owner.map { whenOwnChanged(list, index: index, owner: $0) }
+            ?? whenChanged(list, index: index)
+        return try waiting(waited, if: true, for: route.request, as: route.caller)
+    }
+
+    /// `POST /v1/alerts`: creates an alert; a retry with the same `Idempotency-Key` and body answers 200 with the
+    /// same alert and `Idempotent-Replayed: true`. The rules and the id need no store: a create holds it only to
+    /// store the alert.
+    func createAlert(_ route: RouteRequest) throws(Problem) -> HTTPReply {
+        let draft = try AlertDraft(json: try Self.parse(route.request.body), webhooks: webhooks)
+        let idempotencyKey = try Self.idempotencyKey(route.request)
+        let prepared: PreparedAlert
+        do {
+            prepared = try PreparedAlert(draft, limits: store.configuration.limits)
+        } catch {
+            throw Problem(error)
+        }
+        let caller = route.caller
+        return onChange({ done in
             store.submitCreate(prepared, owner: caller.name, idempotencyKey: idempotencyKey, done: done)
         }) { created in
             var response = HTTPResponse.json(created.replayed ? 200 : 201, alert: created.alert, for: caller)
@@ -24,7 +58,64 @@ extension APIHandler {
         }
     }
 
-    /// Lists at once; a list that waits for the store to pass an index is `whenChanged(_:index:)`.
+    // MARK: /v1/alerts/{id} and /v1/alerts/{id}/response
+
+    /// `GET /v1/alerts/{id}` (`.alert`) and `GET /v1/alerts/{id}/response` (`.result`): at once, without suspending
+    /// the connection, when `wait` is 0 or the alert is resolved; else once it resolves or `wait` passes.
+    func read(_ view: AlertView, _ route: RouteRequest) throws(Problem) -> HTTPReply {
+        let wait = try route.query.wait()
+        let (id, caller) = (route.id, route.caller)
+        guard let alert = try readable(id, by: caller) else { throw Problem(AlertStoreError.notFound(id)) }
+        if wait == .zero || alert.result != nil {
+            let response: HTTPResponse = switch view {
+            case .alert: .json(200, alert: alert, for: caller)
+            case .result: .json(resultOf: alert, for: caller)
+            }
+            return durable(response, showing: alert)
+        }
+        let renders = self.renders
+        let waited = whenResolved(id, wait: wait) { alert in
+            switch view {
+            case .alert: renders.alert(alert, for: caller)
+            case .result: renders.result(of: alert, for: caller)
+            }
+        }
+        return try waiting(waited, if: true, for: route.request, as: route.caller)
+    }
+
+    /// `DELETE /v1/alerts/{id}`: withdraws an alert in the caller's name: the Result's `responder` names who
+    /// dismissed it.
+    func dismissAlert(_ route: RouteRequest) throws(Problem) -> HTTPReply {
+        let id = route.id
+        _ = try readable(id, by: route.caller)
+        let responder = route.caller.name
+        return onChange({ done in store.submitDismissal(id, by: responder, done: done) }) {
+            .json(200, result: $0.result!)
+        }
+    }
+
+    /// `POST /v1/alerts/{id}/response`: answers an alert in the caller's name; the answer comes back whole to whoever
+    /// gave it, while a 409's winning result hides secure values from a caller who may not see them.
+    func answerAlert(_ route: RouteRequest) throws(Problem) -> HTTPReply {
+        let answer = try AnswerDraft(json: try Self.parse(route.request.body))
+        let (id, caller) = (route.id, route.caller)
+        let responder = caller.name
+        return onChange({ done in store.submitAnswer(id, with: answer, by: responder, done: done) }, then: { alert in
+            let result = alert.result!
+            metrics.answered(by: responder, after: result.resolvedAt.timeIntervalSince(alert.createdAt))
+            return .json(200, result: result)
+        }, problem: { error in
+            var problem = Problem(error)
+            if problem.result != nil, let alert = store.snapshot(of: id), !caller.seesSecrets(of: alert) {
+                problem.secretFields = alert.fields
+            }
+            return problem
+        })
+    }
+
+    // MARK: lists
+
+    /// Lists at once, once what the page shows is durable.
     func list(_ request: ListRequest) -> HTTPReply {
         onStore({ store in store.visibleList(request.query) }, then: Self.listResponse)
     }
@@ -41,101 +132,5 @@ extension APIHandler {
         var response = HTTPResponse.json(200, writer.bytes)
         response.headers.add("X-Alertd-Index", String(page.index))
         return response
-    }
-
-    /// Answers an alert in the caller's name; the answer comes back whole to whoever gave it, while a 409's
-    /// winning result hides secure values from a caller who may not see them.
-    func answer(_ id: AlertID, _ answer: AnswerDraft, by caller: Caller) -> HTTPReply {
-        let responder = caller.name
-        return onChange({ done in store.submitAnswer(id, with: answer, by: responder, done: done) }, then: { alert in
-            let result = alert.result!
-            metrics.answered(by: responder, after: result.resolvedAt.timeIntervalSince(alert.createdAt))
-            return .json(200, result: result)
-        }, problem: { error in
-            var problem = Problem(error)
-            if problem.result != nil, let alert = store.snapshot(of: id), !caller.seesSecrets(of: alert) {
-                problem.secretFields = alert.fields
-            }
-            return problem
-        })
-    }
-
-    /// Withdraws an alert in the caller's name: the Result's `responder` names who dismissed it.
-    func dismiss(_ id: AlertID, by caller: Caller) -> HTTPReply {
-        onChange({ done in store.submitDismissal(id, by: caller.name, done: done) }) { .json(200, result: $0.result!) }
-    }
-
-    /// Makes a change, and answers once it is durable and readable here: on this thread at once when the store is
-    /// idle and memory only, else on a suspended connection. `respond` turns its value into the response, `problem`
-    /// its error (a change that could not be made durable is `503`).
-    func onChange<T: Sendable>(
-        _ change: (@escaping AlertStore.Completion<T>) -> Void,
-        then respond: @escaping @Sendable (T) -> HTTPResponse,
-        problem: @escaping @Sendable (AlertStoreError) -> Problem = { Problem($0) }
-    ) -> HTTPReply {
-        let pending = PendingResponse()
-        change { outcome in
-            switch outcome {
-            case .success(let value): pending.deliver(respond(value))
-            case .failure(let error): pending.deliver(problem(error).response)
-            }
-        }
-        return pending.reply()
-    }
-
-    /// Runs store work that never waits, and answers once what it shows is durable: on this thread at once when
-    /// the store is idle and nothing waits for a commit, else on a suspended connection. `respond` turns its value
-    /// into the response, `problem` its error; a change the journal could not make durable is `503`.
-    func onStore<T: Sendable>(
-        _ work: @escaping @Sendable (isolated AlertStore) throws(AlertStoreError) -> T,
-        then respond: @escaping @Sendable (T) -> HTTPResponse,
-        problem: @escaping @Sendable (AlertStoreError) -> Problem = { Problem($0) }
-    ) -> HTTPReply {
-        let pending = PendingResponse()
-        store.perform(work) { outcome, failure in
-            if let failure { return pending.deliver(Problem(AlertStoreError.unavailable(failure.reason)).response) }
-            switch outcome {
-            case .success(let value): pending.deliver(respond(value))
-            case .failure(let error): pending.deliver(problem(error).response)
-            }
-        }
-        return pending.reply()
-    }
-
-    /// `response`, once the last change to the alert it shows is durable (at once when it is).
-    func durable(_ response: HTTPResponse, showing alert: Alert) -> HTTPReply {
-        let pending = PendingResponse()
-        store.whenDurable(alert.sequence) { failure in
-            pending.deliver(failure.map { Problem(AlertStoreError.unavailable($0.reason)).response } ?? response)
-        }
-        return pending.reply()
-    }
-}
-
-extension HTTPResponse {
-    /// An `application/json` response.
-    static func json(_ status: Int, _ body: [UInt8]) -> HTTPResponse {
-        HTTPResponse(status: status, headers: ["Content-Type": "application/json"], body: body)
-    }
-
-    /// The alert, its secure values hidden unless `caller` may see them.
-    static func json(_ status: Int, alert: Alert, for caller: Caller) -> HTTPResponse {
-        var writer = JSONWriter()
-        writer.write(alert, redactingSecrets: !caller.seesSecrets(of: alert))
-        return .json(status, writer.bytes)
-    }
-
-    /// 200 with the alert's result, secure values hidden unless `caller` may see them; 204 while pending.
-    static func json(resultOf alert: Alert, for caller: Caller) -> HTTPResponse {
-        guard let result = alert.result else { return HTTPResponse(status: 204) }
-        var writer = JSONWriter()
-        writer.write(result, fields: caller.seesSecrets(of: alert) ? nil : alert.fields)
-        return .json(200, writer.bytes)
-    }
-
-    static func json(_ status: Int, result: AlertResult) -> HTTPResponse {
-        var writer = JSONWriter()
-        writer.write(result, fields: nil)
-        return .json(status, writer.bytes)
     }
 }

@@ -22,6 +22,22 @@ extension APIHandler {
     /// How long a stream whose buffer is full may take to drain before its reader is dropped.
     static let slowReaderGrace = Duration.seconds(5)
 
+    /// `GET /v1/events`: a Server-Sent Events stream, or with `wait` a JSON long-poll. A stream's `HEAD` gets its
+    /// head at once.
+    func followEvents(_ route: RouteRequest) throws(Problem) -> HTTPReply {
+        let query = route.query
+        let since = try query.uint64("since")
+        let events = EventsRequest(
+            cursor: try Self.lastEventID(route.request) ?? since,
+            kinds: try query.eventKinds(),
+            presenter: try query.presenter(),
+            owner: route.caller.ownerFilter,
+            wait: route.request.queryValue("wait") == nil ? nil : try query.wait()
+        )
+        let streamOrPoll = HTTPReply.deferred { await self.events(events) }
+        return try waiting(streamOrPoll, if: events.waits(head: route.isHead), for: route.request, as: route.caller)
+    }
+
     /// Checks the cursor (410 when too old), then answers a JSON long-poll or starts a stream.
     func events(_ request: EventsRequest) async -> HTTPReply {
         // A producer's cursors are the indexes of its own events (docs/DESIGN.md, "What a producer's index shows").

@@ -15,38 +15,25 @@ final class RequestIDSource: Sendable {
 }
 
 extension APIHandler {
-    /// Counts and logs a reply once its status is known, and tags it with the request id and the store's instance
-    /// (`X-Alertd-Instance`: clients compare it to tell a restart that lost their alerts from one that kept them).
-    func instrument(_ reply: HTTPReply, id: String, route: String, method: String, caller: String?,
-                    started: ContinuousClock.Instant) -> HTTPReply {
-        switch reply {
-        case .response(var response):
-            record(response.status, id: id, route: route, method: method, caller: caller, started: started)
-            response.headers.add("X-Request-Id", id)
-            response.headers.add("X-Alertd-Instance", store.epoch)
-            return .response(response)
-        case .deferred(let work):
-            return .deferred {
-                self.instrument(await work(), id: id, route: route, method: method, caller: caller, started: started)
-            }
-        case .suspended(let start):
-            // Recorded when the responder's reply is carried out, on libmicrohttpd's thread.
-            return .suspended { responder in
-                start(responder.mapping {
-                    self.instrument($0, id: id, route: route, method: method, caller: caller, started: started)
-                })
-            }
-        case .stream(var head, let producer):
-            record(head.status, id: id, route: route, method: method, caller: caller, started: started)
-            head.headers.add("X-Request-Id", id)
-            head.headers.add("X-Alertd-Instance", store.epoch)
-            return .stream(head, producer)
+    /// Tags every response `request` gets with its id and the store's instance (`X-Alertd-Instance`: clients compare
+    /// it to tell a restart that lost their alerts from one that kept them), and counts and logs the request when the
+    /// transport reports its end, whoever answered it: the handler at once, deferred work, a woken waiter, a stream
+    /// when it ends, or the transport at shutdown. A request that ended before any response was queued (the client
+    /// left first) is logged as 499, nginx's "client closed request".
+    func observe(_ request: HTTPRequest, route: String, caller: String?) {
+        let id = Self.requestID(request.headers["x-request-id"])
+        request.addResponseHeader("X-Request-Id", id)
+        request.addResponseHeader("X-Alertd-Instance", store.epoch)
+        let (metrics, log, method) = (self.metrics, self.log, Self.methodLabel(request.method))
+        request.onFinish { end in
+            Self.record(end.status == 0 ? 499 : end.status, after: end.duration, id: id, route: route, method: method,
+                        caller: caller, metrics: metrics, log: log)
         }
     }
 
-    func record(_ status: Int, id: String, route: String, method: String, caller: String?,
-                        started: ContinuousClock.Instant) {
-        let elapsed = ContinuousClock.now - started
+    /// Counts a request in metrics and writes its log line.
+    static func record(_ status: Int, after elapsed: Duration, id: String, route: String, method: String,
+                       caller: String?, metrics: Metrics, log: AccessLog) {
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
         metrics.request(route: route, method: method, status: status, seconds: seconds)
         log.request(id: id, method: method, route: route, status: status, caller: caller, seconds: seconds)
@@ -59,29 +46,5 @@ extension APIHandler {
             return given
         }
         return requestIDs.next()
-    }
-
-    /// `Idempotency-Key`: 1–255 visible ASCII characters, or nil when absent.
-    static func idempotencyKey(_ request: HTTPRequest) throws(Problem) -> String? {
-        guard let key = request.headers["idempotency-key"] else { return nil }
-        guard (1...255).contains(key.utf8.count), key.utf8.allSatisfy({ $0 > 32 && $0 < 127 }) else {
-            var problem = Problem.alertd(400, "invalid-header", "Invalid header",
-                                         detail: "Idempotency-Key must be 1–255 visible ASCII characters")
-            problem.errors = [Problem.Item(location: .header("Idempotency-Key"), detail: problem.detail)]
-            throw problem
-        }
-        return key
-    }
-
-    /// `Last-Event-ID`: the id of the last event an EventSource received, or nil.
-    static func lastEventID(_ request: HTTPRequest) throws(Problem) -> UInt64? {
-        guard let text = request.headers["last-event-id"], !text.isEmpty else { return nil }
-        guard let value = QueryParameters.digits(text).flatMap({ UInt64($0) }) else {
-            var problem = Problem.alertd(400, "invalid-header", "Invalid header",
-                                         detail: "Last-Event-ID must be an event id (a whole number); got '\(text)'")
-            problem.errors = [Problem.Item(location: .header("Last-Event-ID"), detail: problem.detail)]
-            throw problem
-        }
-        return value
     }
 }

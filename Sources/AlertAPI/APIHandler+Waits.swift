@@ -1,10 +1,10 @@
 import MicroHTTP
 
 extension APIHandler {
-    /// `reply`, holding one of the client's wait slots until it is over when `waits` (the request
-    /// suspends to wait: a long-poll with `wait` > 0, an event stream). The slot is given back
-    /// however the wait ends: answered, timed out, the client hung up, the server stopping, or the
-    /// transport dropping the reply unrun. Requests answered at once never get here.
+    /// `reply`, holding one of the client's wait slots until the request ends when `waits` (the request
+    /// suspends to wait: a long-poll with `wait` > 0, an event stream). The transport reports the end of
+    /// every request once (`HTTPRequest.onFinish`), so the slot is given back however the wait ends:
+    /// answered, timed out, the client hung up, the server stopping. Requests answered at once never get here.
     /// - Parameters:
     ///   - reply: the deferred reply that waits.
     ///   - waits: whether it waits; decided from the parsed request, HEAD included.
@@ -17,8 +17,10 @@ extension APIHandler {
         guard waits, self.waits.limit > 0,
               let client = ClientWaits.key(caller: caller, address: request.clientAddress)
         else { return reply }
-        guard let slot = WaitSlot(self.waits, client: client) else { throw .tooManyWaits(limit: self.waits.limit) }
-        return slot.holding(reply)
+        let waits = self.waits
+        guard waits.acquire(client) else { throw .tooManyWaits(limit: waits.limit) }
+        request.onFinish { _ in waits.release(client) }
+        return reply
     }
 }
 

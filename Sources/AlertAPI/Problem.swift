@@ -44,6 +44,14 @@ struct Problem: Error, Sendable {
         .plain(404, "Not Found", detail: "no resource at \(path)")
     }
 
+    /// 405 for a method the path's resource does not answer, with the `Allow` header listing those it does.
+    static func methodNotAllowed(_ request: HTTPRequest, allow: String) -> Problem {
+        var problem = Problem.plain(405, "Method Not Allowed",
+                                    detail: "\(request.method) is not allowed on \(request.path)")
+        problem.headers.add("Allow", allow)
+        return problem
+    }
+
     static func malformedJSON(_ detail: String) -> Problem {
         .alertd(400, "malformed-json", "Malformed JSON", detail: detail)
     }

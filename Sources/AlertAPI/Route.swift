@@ -1,76 +1,83 @@
 import AlertCore
+import MicroHTTP
 
-/// The resource a path names.
-enum Route: Equatable {
-    case health
-    case openAPI
-    case alerts
-    case alert(AlertID)
-    case response(AlertID)
-    case events
-    case metrics
-    case notFound
+/// One resource of the API: its path template and its endpoints, one per method. `APIHandler.routes` lists them all.
+struct Route: Sendable {
+    /// One method on the resource: the role action it needs and the function that answers it.
+    struct Endpoint: Sendable {
+        let method: String
+        let action: Role.Action
+        /// Parses, checks what needs no store, then answers or defers; runs after the caller may do `action`.
+        let answer: @Sendable (APIHandler, RouteRequest) throws(Problem) -> HTTPReply
+    }
 
-    /// Matches whole-string literals first (a memory comparison each), then the one pattern
-    /// with an id; never splits the path into pieces. `path` is as sent, not percent-decoded: an
-    /// encoded `/` or NUL is part of a segment (an id that does not exist), never another route.
-    init(path: String) {
-        switch path {
-        case "/healthz": self = .health
-        case "/openapi.yaml": self = .openAPI
-        case "/v1/alerts": self = .alerts
-        case "/v1/events": self = .events
-        case "/metrics": self = .metrics
-        default: self = Self.alertRoute(path) ?? .notFound
+    let template: PathTemplate
+    /// The endpoints by method, in slots rather than an array: a route is copied on every request, and nothing
+    /// in it is a heap object that two libmicrohttpd threads would retain and release at once.
+    private var get: Endpoint?
+    private var post: Endpoint?
+    private var delete: Endpoint?
+
+    /// - Parameters:
+    ///   - template: the path template, with at most one `{id}`.
+    ///   - endpoints: one per method, each of `GET`, `POST` and `DELETE` at most once.
+    init(_ template: String, _ endpoints: [Endpoint]) {
+        self.template = PathTemplate(template)
+        for endpoint in endpoints {
+            switch endpoint.method {
+            case "GET": get = endpoint
+            case "POST": post = endpoint
+            case "DELETE": delete = endpoint
+            default: preconditionFailure("\(template): no slot for \(endpoint.method)")
+            }
         }
     }
 
-    /// `/v1/alerts/{id}` or `/v1/alerts/{id}/response`.
-    private static func alertRoute(_ path: String) -> Route? {
-        let prefix = "/v1/alerts/"
-        guard path.hasPrefix(prefix) else { return nil }
-        let rest = path.utf8.dropFirst(prefix.utf8.count)
-        guard let slash = rest.firstIndex(of: UInt8(ascii: "/")) else {
-            return rest.isEmpty ? nil : .alert(AlertID(rawValue: String(Substring(rest))))
-        }
-        let id = rest[..<slash]
-        guard !id.isEmpty, rest[rest.index(after: slash)...].elementsEqual("response".utf8) else { return nil }
-        return .response(AlertID(rawValue: String(Substring(id))))
-    }
-
-    /// The methods this resource answers, for `Allow`.
-    var allowedMethods: [String] {
-        switch self {
-        case .health, .openAPI, .events, .metrics: ["GET", "HEAD"]
-        case .alerts, .response: ["GET", "HEAD", "POST"]
-        case .alert: ["GET", "HEAD", "DELETE"]
-        case .notFound: []
-        }
-    }
-
-    /// The route's path template, a bounded label for metrics and logs.
-    var template: String {
-        switch self {
-        case .health: "/healthz"
-        case .openAPI: "/openapi.yaml"
-        case .alerts: "/v1/alerts"
-        case .alert: "/v1/alerts/{id}"
-        case .response: "/v1/alerts/{id}/response"
-        case .events: "/v1/events"
-        case .metrics: "/metrics"
-        case .notFound: "unknown"
-        }
-    }
-
-    /// The alert this route names, if it names one.
-    var alertID: AlertID? {
-        switch self {
-        case .alert(let id), .response(let id): id
+    /// The endpoint for `method`, or nil when the resource does not answer it. `HEAD` is answered by `GET`'s
+    /// endpoint; the transport sends the head only.
+    func endpoint(for method: String) -> Endpoint? {
+        switch method {
+        case "GET", "HEAD": get
+        case "POST": post
+        case "DELETE": delete
         default: nil
         }
     }
 
-    func allows(_ method: String) -> Bool {
-        allowedMethods.contains(method)
+    /// The endpoints, `GET` first.
+    var endpoints: [Endpoint] { [get, post, delete].compactMap { $0 } }
+
+    /// The `Allow` header of a 405: the methods answered, `HEAD` after `GET`.
+    var allow: String {
+        endpoints.flatMap { $0.method == "GET" ? ["GET", "HEAD"] : [$0.method] }.joined(separator: ", ")
     }
+}
+
+extension Route.Endpoint {
+    static func get(_ action: Role.Action,
+                    _ answer: @escaping @Sendable (APIHandler, RouteRequest) throws(Problem) -> HTTPReply) -> Self {
+        Self(method: "GET", action: action, answer: answer)
+    }
+
+    static func post(_ action: Role.Action,
+                     _ answer: @escaping @Sendable (APIHandler, RouteRequest) throws(Problem) -> HTTPReply) -> Self {
+        Self(method: "POST", action: action, answer: answer)
+    }
+
+    static func delete(_ action: Role.Action,
+                       _ answer: @escaping @Sendable (APIHandler, RouteRequest) throws(Problem) -> HTTPReply) -> Self {
+        Self(method: "DELETE", action: action, answer: answer)
+    }
+}
+
+/// What an endpoint function gets: the request, who sent it (allowed to do the endpoint's action), and the `{id}`
+/// its path names.
+struct RouteRequest {
+    let request: HTTPRequest
+    let caller: Caller
+    /// The path's `{id}`; empty on a route without one.
+    let id: AlertID
+
+    var query: QueryParameters { QueryParameters(request: request) }
+    var isHead: Bool { request.method == "HEAD" }
 }

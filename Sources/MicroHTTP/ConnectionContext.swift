@@ -5,12 +5,13 @@ import Locking
 /// "completed" callback, which releases it.
 ///
 /// `@unchecked Sendable` invariant: `phase`, `method`, `path`, `body`, `discarded`, `tooLarge`,
-/// `client` and `bodyWatch` are only touched from libmicrohttpd's handler and completion callbacks
-/// for this connection, which libmicrohttpd never runs concurrently and never while the connection
-/// is suspended (shutdown reads `method` and `path` of suspended requests, which no longer change
-/// once suspended). `connection` and `fd` never change. What other threads touch
-/// (`hand`) lives behind a mutex; `hand.suspended` says whether `connection` may be resumed and
-/// `fd` peeked at (both are valid while it is set).
+/// `client`, `bodyWatch`, `status`, `bodyBytes`, `stream`, `responseHeaders` and `finishObservers` are
+/// only touched from libmicrohttpd's handler and completion callbacks for this connection (the handler's
+/// `handle` and `continuation` included), which libmicrohttpd never runs concurrently and never while the
+/// connection is suspended (shutdown reads `method`, `path` and whether `finishObservers` is set of suspended
+/// requests, which no longer change once suspended). `connection` and `fd` never change. What other threads touch
+/// (`hand`) lives behind a mutex; `hand.isSuspended` says whether `connection` may be resumed and
+/// `fd` peeked at (both are valid while it is).
 final class ConnectionContext: @unchecked Sendable {
     enum Phase {
         /// Headers seen; the body (if any) is arriving.
@@ -19,26 +20,6 @@ final class ConnectionContext: @unchecked Sendable {
         case suspended
         /// A response was queued.
         case answered
-    }
-
-    /// What crosses threads: the reply of deferred work, and which suspension may be resumed.
-    struct Handoff {
-        var reply: HTTPReply?
-        /// Applied to `reply` as it is taken (a responder's `mapping`).
-        var transform: (@Sendable (HTTPReply) -> HTTPReply)?
-        /// Suspended and not yet resumed: libmicrohttpd keeps the connection and its socket open.
-        var suspended = false
-        /// Counts suspensions: deferred work resumes only the one it was started for.
-        var generation = 0
-        /// Answered at shutdown: the connection is never suspended or resumed again, so nothing
-        /// can resume it once `MHD_stop_daemon` has freed it.
-        var forced = false
-        /// The transport gave up on suspension `generation` (hang-up, shutdown): its cancel
-        /// handlers ran, and one added later runs at once.
-        var cancelled = false
-        /// What to run if the transport gives up on suspension `generation` before it is answered:
-        /// cancels its deferred task, or a responder's `onCancel` handlers. Dropped on resume.
-        var onCancel: (@Sendable () -> Void)?
     }
 
     var phase = Phase.receiving
@@ -53,6 +34,18 @@ final class ConnectionContext: @unchecked Sendable {
     var client: String?
     /// The connection's tracker entry while its body has a deadline there, to clear it once the body is in.
     var bodyWatch: ConnectionTracker.Entry?
+    /// When the head was complete, for `HTTPCompletion.duration`.
+    let started = ContinuousClock.now
+    /// The status and body size of the response queued, for `HTTPCompletion`; 0 before one is.
+    var status = 0
+    var bodyBytes = 0
+    /// The streamed body, whose bytes sent count instead of `bodyBytes`.
+    var stream: HTTPBodyStream?
+    /// Added to every response the request gets (`HTTPRequest.addResponseHeader`).
+    var responseHeaders = AddedHeaders()
+    /// Runs once when libmicrohttpd completes the request (`HTTPRequest.onFinish`).
+    private var finishObservers: (@Sendable (HTTPCompletion) -> Void)?
+    /// What crosses threads: whether the connection is suspended, its reply, its cancel handlers.
     let hand = Lock(Handoff())
     /// The connection, for suspending and resuming.
     let connection: OpaquePointer
@@ -63,11 +56,38 @@ final class ConnectionContext: @unchecked Sendable {
     var isHead: Bool { method == "HEAD" }
 
     /// What the transport knows of the request, for the handler's answer to a failure.
-    var head: HTTPRequestHead { HTTPRequestHead(method: method, path: path) }
+    var head: HTTPRequestHead { HTTPRequestHead(method: method, path: path, isObserved: finishObservers != nil) }
 
     init(connection: OpaquePointer) {
         self.connection = connection
         fd = CMicroHTTPD_connection_fd(connection)
+    }
+
+    /// Adds an observer of the request's end (`HTTPRequest.onFinish`).
+    func addFinishObserver(_ observer: @escaping @Sendable (HTTPCompletion) -> Void) {
+        guard let earlier = finishObservers else {
+            finishObservers = observer
+            return
+        }
+        finishObservers = { completion in
+            earlier(completion)
+            observer(completion)
+        }
+    }
+
+    /// Notes the response answering the request, for `HTTPCompletion`.
+    func answering(with response: HTTPResponse) {
+        status = response.status
+        bodyBytes = response.body.count
+    }
+
+    /// libmicrohttpd completed the request: runs its finish observers, once.
+    /// - Parameter completed: whether the whole response went out.
+    func finish(completed: Bool) {
+        guard let observers = finishObservers else { return }
+        finishObservers = nil
+        let bytes = stream?.sentBytes ?? bodyBytes
+        observers(HTTPCompletion(status: status, bodyBytes: bytes, duration: .now - started, completed: completed))
     }
 
     /// Suspends the connection (from the handler). The mutex is held across the call, so no
@@ -75,13 +95,9 @@ final class ConnectionContext: @unchecked Sendable {
     /// - Returns: the suspension's number, for `resume`; nil when shutdown already answered it.
     func suspend() -> Int? {
         hand.withLock { hand -> Int? in
-            guard !hand.forced else { return nil }
-            hand.generation += 1
-            hand.suspended = true
-            hand.cancelled = false
-            hand.onCancel = nil
+            guard case .suspend(let generation) = hand.suspend() else { return nil }
             MHD_suspend_connection(connection)
-            return hand.generation
+            return generation
         }
     }
 
@@ -89,19 +105,9 @@ final class ConnectionContext: @unchecked Sendable {
     /// - Parameter resumed: runs before the resume when this call is the one that resumes.
     /// - Returns: false when another party resumed it first.
     @discardableResult
-    func resume(
-        _ generation: Int, with reply: HTTPReply, transform: (@Sendable (HTTPReply) -> HTTPReply)? = nil,
-        resumed: () -> Void = {}
-    ) -> Bool {
-        let (first, dropped) = hand.withLock { hand -> (Bool, (@Sendable () -> Void)?) in
-            guard hand.suspended, hand.generation == generation else { return (false, nil) }
-            hand.reply = reply
-            hand.transform = transform
-            hand.suspended = false
-            defer { hand.onCancel = nil }
-            return (true, hand.onCancel)
-        }
-        guard first else { return false }
+    func resume(_ generation: Int, with reply: HTTPReply, resumed: () -> Void = {}) -> Bool {
+        guard case .resume(let dropped) = hand.withLock({ $0.resume(generation, with: reply) })
+        else { return false }
         resumed()
         MHD_resume_connection(connection)
         // Released outside the mutex: what the handlers captured may do work in its deinit.
@@ -112,61 +118,31 @@ final class ConnectionContext: @unchecked Sendable {
     /// Adds `handler` to what runs if the transport gives up on suspension `generation`; runs it at
     /// once when it did already, drops it when that suspension was answered.
     func onCancel(_ generation: Int, _ handler: @escaping @Sendable () -> Void) {
-        let now = hand.withLock { hand -> Bool in
-            guard hand.generation == generation else { return false }
-            if hand.cancelled { return true }
-            guard hand.suspended else { return false }
-            if let earlier = hand.onCancel {
-                hand.onCancel = {
-                    earlier()
-                    handler()
-                }
-            } else {
-                hand.onCancel = handler
-            }
-            return false
-        }
-        if now { handler() }
+        if case .runNow = hand.withLock({ $0.addCancelHandler(generation, handler) }) { handler() }
     }
 
     /// Whether the transport gave up on suspension `generation`.
     func isCancelled(_ generation: Int) -> Bool {
-        hand.withLock { $0.generation == generation && $0.cancelled }
+        hand.withLock { $0.isCancelled(generation) }
     }
 
     /// The client hung up while suspended: runs the cancel handlers of the current suspension, once.
     /// The connection stays suspended until its work or responder answers (to a closed socket).
     func cancel() {
-        let handlers = hand.withLock { hand -> (@Sendable () -> Void)? in
-            guard hand.suspended, !hand.cancelled else { return nil }
-            hand.cancelled = true
-            defer { hand.onCancel = nil }
-            return hand.onCancel
-        }
-        handlers?()
+        hand.withLock { $0.cancel() }?()
     }
 
     /// Whether suspension `generation` still waits for its work's reply.
     func awaits(_ generation: Int) -> Bool {
-        hand.withLock { $0.suspended && $0.generation == generation }
+        hand.withLock { $0.awaits(generation) }
     }
 
     /// At shutdown: answers with `reply` if suspended, and forbids any later suspend or resume.
-    /// A request between deciding to suspend and suspending finds `forced` and answers at once.
+    /// A request between deciding to suspend and suspending finds it closed and answers at once.
     /// The cancel handlers of the suspension it answered run afterwards.
     func forceAnswer(with reply: HTTPReply) {
-        let (resume, handlers) = hand.withLock { hand -> (Bool, (@Sendable () -> Void)?) in
-            hand.forced = true
-            guard hand.suspended else { return (false, nil) }
-            hand.reply = reply
-            hand.transform = nil
-            hand.suspended = false
-            let handlers = hand.cancelled ? nil : hand.onCancel
-            hand.cancelled = true
-            hand.onCancel = nil
-            return (true, handlers)
-        }
-        if resume { MHD_resume_connection(connection) }
+        guard case .resume(let handlers) = hand.withLock({ $0.forceAnswer(with: reply) }) else { return }
+        MHD_resume_connection(connection)
         handlers?()
     }
 
@@ -174,19 +150,11 @@ final class ConnectionContext: @unchecked Sendable {
     /// resume (after which libmicrohttpd may close the socket) can happen meanwhile.
     /// - Returns: what `test` said, or false when the connection is not suspended.
     func whileSuspended(_ test: (Int32) -> Bool) -> Bool {
-        hand.withLock { hand in hand.suspended && test(fd) }
+        hand.withLock { hand in hand.isSuspended && test(fd) }
     }
 
-    /// Takes the stored reply on the handler call that follows a resume, transformed.
+    /// Takes the stored reply on the handler call that follows a resume.
     func takeReply() -> HTTPReply? {
-        let (reply, transform) = hand.withLock { hand in
-            defer {
-                hand.reply = nil
-                hand.transform = nil
-            }
-            return (hand.reply, hand.transform)
-        }
-        guard let reply else { return nil }
-        return transform.map { $0(reply) } ?? reply
+        hand.withLock { $0.takeReply() }
     }
 }

@@ -7,8 +7,8 @@ import Locking
 ///
 /// `@unchecked Sendable` invariant: `connection` is only used to suspend (from libmicrohttpd's
 /// content-reader callback, its own thread) and to resume (from any thread, which
-/// libmicrohttpd allows); the `suspended` flag behind `state`'s mutex makes each resume
-/// follow exactly one suspend. Every other field lives behind the mutex.
+/// libmicrohttpd allows); `state` (a `StreamState`, behind a mutex) makes each resume
+/// follow exactly one suspend. Every other field lives behind the mutex or never changes.
 public final class HTTPBodyStream: @unchecked Sendable {
     /// What became of a write.
     public enum WriteResult: Sendable, Equatable {
@@ -20,16 +20,7 @@ public final class HTTPBodyStream: @unchecked Sendable {
         case closed
     }
 
-    struct State {
-        var buffer: [UInt8] = []
-        var sent = 0
-        var finished = false
-        var closed = false
-        var suspended = false
-        var pending: Int { buffer.count - sent }
-    }
-
-    private let state = Lock(State())
+    private let state: Lock<StreamState>
     private let connection: OpaquePointer
     /// Most bytes buffered for a client before writes answer `.full`.
     public let limit: Int
@@ -44,6 +35,7 @@ public final class HTTPBodyStream: @unchecked Sendable {
     init(connection: OpaquePointer, limit: Int, onClose: @escaping @Sendable (HTTPBodyStream) -> Void) {
         self.connection = connection
         self.limit = limit
+        state = Lock(StreamState(limit: limit))
         self.onClose = onClose
         fd = CMicroHTTPD_connection_fd(connection)
     }
@@ -53,7 +45,7 @@ public final class HTTPBodyStream: @unchecked Sendable {
     /// connection and a write resumes it only after taking the mutex.
     /// - Returns: what `test` said, or false when the connection is not suspended.
     func whileSuspended(_ test: (Int32) -> Bool) -> Bool {
-        state.withLock { state in state.suspended && !state.closed && !state.finished && test(fd) }
+        state.withLock { state in state.phase == .idle && test(fd) }
     }
 
     /// Buffers `bytes` for sending.
@@ -75,52 +67,49 @@ public final class HTTPBodyStream: @unchecked Sendable {
         state.withLock { $0.pending }
     }
 
+    /// Bytes libmicrohttpd took for sending, in all.
+    var sentBytes: Int {
+        state.withLock { $0.delivered }
+    }
+
     /// Whether the client is gone or the stream finished; writes then answer `.closed`.
     public var isClosed: Bool {
-        state.withLock { $0.closed || $0.finished }
+        state.withLock { $0.isClosed }
     }
 
     @discardableResult
     private func append(_ bytes: [UInt8], force: Bool, finish: Bool = false) -> WriteResult {
-        let (result, resume) = state.withLock { state -> (WriteResult, Bool) in
-            guard !state.closed, !state.finished else { return (.closed, false) }
-            if !force, state.pending + bytes.count > limit { return (.full, false) }
-            if state.sent > 0, state.sent >= state.buffer.count / 2 {
-                state.buffer.removeFirst(state.sent)
-                state.sent = 0
-            }
-            state.buffer.append(contentsOf: bytes)
-            if finish { state.finished = true }
-            let resume = state.suspended
-            state.suspended = false
-            return (.written, resume)
+        switch state.withLock({ $0.write(bytes, force: force, finish: finish) }) {
+        case .written(let resume):
+            if resume { MHD_resume_connection(connection) }
+            return .written
+        case .full:
+            return .full
+        case .closed:
+            return .closed
         }
-        if resume { MHD_resume_connection(connection) }
-        return result
     }
 
     /// libmicrohttpd asks for the next bytes: copy what is buffered, end the stream, or
     /// suspend the connection until the next write.
     func read(into target: UnsafeMutablePointer<CChar>, max: Int) -> Int {
         state.withLock { state in
-            if state.pending > 0 {
-                let count = min(max, state.pending)
-                state.buffer.withUnsafeBytes { bytes in
-                    UnsafeMutableRawPointer(target).copyMemory(from: bytes.baseAddress! + state.sent, byteCount: count)
-                }
-                state.sent += count
+            switch state.read(into: UnsafeMutableRawBufferPointer(start: target, count: max)) {
+            case .bytes(let count):
                 return count
+            case .end:
+                return -1  // MHD_CONTENT_READER_END_OF_STREAM
+            case .suspend:
+                // Under the mutex: a write resumes only after taking it, so after this suspend.
+                MHD_suspend_connection(connection)
+                return 0
             }
-            if state.finished || state.closed { return -1 }  // MHD_CONTENT_READER_END_OF_STREAM
-            state.suspended = true
-            MHD_suspend_connection(connection)
-            return 0
         }
     }
 
     /// libmicrohttpd is done with the response: the client left or the stream ended.
     func markClosed() {
-        state.withLock { $0.closed = true }
+        state.withLock { $0.close() }
         onClose(self)
         producer.withLock { $0 }?.cancel()
     }

@@ -2,9 +2,6 @@
 public enum HTTPReply: Sendable {
     /// Queue this response at once; the connection is never suspended.
     case response(HTTPResponse)
-    /// Suspend the connection, run the work on the Swift concurrency pool, then resume
-    /// the connection and carry out the reply it returns. No thread waits meanwhile.
-    case deferred(@Sendable () async -> HTTPReply)
     /// Suspend the connection and call the closure at once, on this thread, with a responder
     /// that answers the request later, from any thread. No task, no thread waits meanwhile:
     /// a waiter costs what the application keeps to call the responder. The closure must not
@@ -14,6 +11,23 @@ public enum HTTPReply: Sendable {
     /// chunked. The producer runs on the Swift concurrency pool; the stream ends when it calls
     /// `finish`, when the client leaves (writes answer `.closed`), or when the server stops.
     case stream(HTTPResponse, @Sendable (HTTPBodyStream) async -> Void)
+}
+
+extension HTTPReply {
+    /// Suspends the connection, runs `work` on the Swift concurrency pool, then resumes the connection and
+    /// carries out the reply it returns. No thread waits meanwhile. The work's task is cancelled when the
+    /// transport gives up on the request (the client hung up, the server stops), and never starts when shutdown
+    /// answered the request first.
+    /// - Parameter work: produces the reply.
+    public static func deferred(_ work: @escaping @Sendable () async -> HTTPReply) -> HTTPReply {
+        .suspended { responder in
+            let task = Task {
+                guard responder.isPending else { return }
+                responder.respond(await work())
+            }
+            responder.onCancel { task.cancel() }
+        }
+    }
 }
 
 /// Failures the transport answers itself, before or instead of the handler.
@@ -43,12 +57,17 @@ public struct HTTPRequestHead: Sendable {
     public var path: String?
     /// The header fields (names lower-cased), once the head was complete; empty before.
     public var headers: HTTPHeaders
+    /// Whether the handler registered `HTTPRequest.onFinish` for this request: its observers see this response's
+    /// end too, and the headers it added with `HTTPRequest.addResponseHeader` go on this response.
+    public var isObserved: Bool
 
     /// Creates a head; the server builds these, tests may too.
-    public init(method: String? = nil, path: String? = nil, headers: HTTPHeaders = HTTPHeaders()) {
+    public init(method: String? = nil, path: String? = nil, headers: HTTPHeaders = HTTPHeaders(),
+                isObserved: Bool = false) {
         self.method = method
         self.path = path
         self.headers = headers
+        self.isObserved = isObserved
     }
 }
 
@@ -60,7 +79,8 @@ public protocol HTTPHandler: Sendable {
     func handle(_ request: HTTPRequest) -> HTTPReply
 
     /// The response for a failure the transport detected itself. Called once for each such response,
-    /// as the transport sends it (also from its watchdog), so the application may log and count it.
+    /// as the transport sends it (also from its watchdog), so the application may log and count it when no
+    /// `onFinish` observer will (`request.isObserved`).
     /// - Parameters:
     ///   - failure: what went wrong.
     ///   - request: what the transport knew of the request.

@@ -21,12 +21,23 @@ public struct HTTPRequest: Sendable {
     public var body: [UInt8]
     /// The client's IP address as text (`127.0.0.1`, `::1`); nil when unknown.
     public var clientAddress: String?
+    /// The transport's state of the request, for `onFinish` and `addResponseHeader`; nil when not from a server.
+    let context: ConnectionContext?
 
     /// Creates a request; the server builds these, tests may too.
     public init(
         method: String, path: String, query: [QueryItem] = [], headers: HTTPHeaders = HTTPHeaders(), body: [UInt8] = [],
         clientAddress: String? = nil
     ) {
+        self.init(method: method, path: path, query: query, headers: headers, body: body, clientAddress: clientAddress,
+                  context: nil)
+    }
+
+    init(
+        method: String, path: String, query: [QueryItem], headers: HTTPHeaders, body: [UInt8], clientAddress: String?,
+        context: ConnectionContext?
+    ) {
+        self.context = context
         self.clientAddress = clientAddress
         self.method = method
         self.path = path

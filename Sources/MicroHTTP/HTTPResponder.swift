@@ -18,15 +18,10 @@ public final class HTTPResponder: Sendable {
     private let request: ConnectionContext
     /// The suspension this responder answers; a later suspension of the same request is not its to answer.
     private let generation: Int
-    /// Applied to the reply that wins, on the connection's thread as it is carried out; see `mapping(_:)`.
-    private let transform: (@Sendable (HTTPReply) -> HTTPReply)?
-
-    init(core: ServerCore, request: ConnectionContext, generation: Int,
-         transform: (@Sendable (HTTPReply) -> HTTPReply)? = nil) {
+    init(core: ServerCore, request: ConnectionContext, generation: Int) {
         self.core = core
         self.request = request
         self.generation = generation
-        self.transform = transform
     }
 
     /// Answers the request: resumes its connection and carries out `reply` as if the handler had
@@ -35,7 +30,7 @@ public final class HTTPResponder: Sendable {
     /// Safe from any thread, and from inside the `.suspended` closure itself.
     /// - Parameter reply: the answer.
     public func respond(_ reply: HTTPReply) {
-        core.resume(request, generation, with: reply, transform: transform)
+        core.resume(request, generation, with: reply)
     }
 
     /// Adds a handler run once if the transport gives up on the request before it is answered:
@@ -57,15 +52,9 @@ public final class HTTPResponder: Sendable {
         request.isCancelled(generation)
     }
 
-    /// A responder for the same request whose reply passes through `transform` before it is
-    /// carried out: for wrappers that tag, count or log a reply they do not produce themselves.
-    /// `transform` runs once, for the reply that wins, on libmicrohttpd's thread as it carries the
-    /// reply out (not on the thread that responds); not for the transport's own answer at shutdown.
-    /// - Parameter transform: rewrites the reply.
-    public func mapping(_ transform: @escaping @Sendable (HTTPReply) -> HTTPReply) -> HTTPResponder {
-        guard let previous = self.transform else {
-            return HTTPResponder(core: core, request: request, generation: generation, transform: transform)
-        }
-        return HTTPResponder(core: core, request: request, generation: generation) { previous(transform($0)) }
+    /// Whether the request still waits for this responder's reply: nobody answered it yet, shutdown included.
+    /// True after a hang-up too, until the reply comes (see `onCancel(_:)`).
+    public var isPending: Bool {
+        request.awaits(generation)
     }
 }

@@ -19,9 +19,9 @@ enum MHDCallbacks {
         )
     }
 
-    /// `MHD_RequestCompletedCallback`: the request is over (answered, or the client left);
-    /// releases the context retained on the first access call.
-    static let completed: MHD_RequestCompletedCallback = { cls, connection, context, _ in
+    /// `MHD_RequestCompletedCallback`: the request is over (answered, or the client left); runs its
+    /// finish observers and releases the context retained on the first access call.
+    static let completed: MHD_RequestCompletedCallback = { cls, connection, context, code in
         guard let cls else { return }
         let core = Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue()
         if let connection, let raw = CMicroHTTPD_socket_context(connection) {
@@ -29,8 +29,10 @@ enum MHDCallbacks {
         }
         guard let context, let raw = context.pointee else { return }
         context.pointee = nil
-        Unmanaged<ConnectionContext>.fromOpaque(raw).release()
-        core.requestCompleted()
+        let request = Unmanaged<ConnectionContext>.fromOpaque(raw)
+        // MHD_REQUEST_TERMINATED_COMPLETED_OK: the whole response went out.
+        core.requestCompleted(request.takeUnretainedValue(), completed: code.rawValue == 0)
+        request.release()
     }
 
     /// `MHD_NotifyConnectionCallback`: registers each connection with the tracker when it is

@@ -11,8 +11,10 @@ extension ServerCore {
     /// Queues a chunked response whose body `producer` writes, then starts the producer.
     func startStream(
         _ head: HTTPResponse, _ producer: @escaping @Sendable (HTTPBodyStream) async -> Void,
-        on connection: OpaquePointer
+        for request: ConnectionContext
     ) -> MHD_Result {
+        request.answering(with: head)
+        let connection = request.connection
         let stream = HTTPBodyStream(connection: connection, limit: streamBufferLimit) { [weak self] closed in
             self?.state.withLock { _ = $0.streams.removeValue(forKey: ObjectIdentifier(closed)) }
         }
@@ -24,9 +26,11 @@ extension ServerCore {
             return .NO
         }
         defer { MHD_destroy_response(response) }
+        request.stream = stream
         for field in head.headers {
             MHD_add_response_header(response, field.name, field.value)
         }
+        request.responseHeaders.forEach { MHD_add_response_header(response, $0.name, $0.value) }
         state.withLock { $0.streams[ObjectIdentifier(stream)] = stream }
         if draining.load(ordering: .relaxed) { MHD_add_response_header(response, "Connection", "close") }
         let queued = MHD_queue_response(connection, UInt32(head.status), response)
@@ -51,6 +55,9 @@ extension ServerCore {
     /// libmicrohttpd is not writing to the connection (the request has just been read), and closes
     /// it when told the request failed.
     func sendHead(of head: HTTPResponse, to request: ConnectionContext) -> MHD_Result {
+        var head = head
+        head.headers = request.responseHeaders.applied(to: head.headers)
+        request.answering(with: head)
         _ = Self.wire(head, chunked: true).withUnsafeBytes {
             send(request.fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT))
         }

@@ -77,7 +77,7 @@ final class ServerCore: Sendable {
             }
             if request.tooLarge {
                 request.phase = .answered
-                return queue(respond(to: .bodyTooLarge(limit: maxBodySize), request.head), on: connection, close: true)
+                return queue(respond(to: .bodyTooLarge(limit: maxBodySize), request.head), for: request, close: true)
             }
             return dispatch(request)
         case .suspended:
@@ -124,7 +124,8 @@ final class ServerCore: Sendable {
             var head = fresh.head
             head.headers = headers(of: connection)
             let response = respond(to: failure, head)
-            guard let entry else { return queue(response, on: connection, close: true) }
+            guard let entry else { return queue(response, for: fresh, close: true) }
+            fresh.answering(with: response)
             // Written directly, not queued: libmicrohttpd may lack the memory to build a response
             // after a head that nearly filled it, and then closes the connection with no answer.
             tracker.cut(entry) { Self.wire(response) }
@@ -132,17 +133,17 @@ final class ServerCore: Sendable {
         }
         if oversize {
             fresh.phase = .answered
-            return queue(respond(to: .bodyTooLarge(limit: maxBodySize), fresh.head), on: connection, close: true)
+            return queue(respond(to: .bodyTooLarge(limit: maxBodySize), fresh.head), for: fresh, close: true)
         }
         if framing.expectsContinue, bodyDeadline != nil,
            let refusal = handler.continuation(for: HTTPRequest(
                method: method, path: fresh.path, query: query(of: connection), headers: headers(of: connection),
-               clientAddress: client)) {
+               body: [], clientAddress: client, context: fresh)) {
             // Refused before libmicrohttpd sends 100 Continue: the body is never read.
             if let entry { _ = tracker.bodyReceived(entry) }
             fresh.bodyWatch = nil
             fresh.phase = .answered
-            return queue(refusal, on: connection, close: true)
+            return queue(refusal, for: fresh, close: true)
         }
         return .YES
     }
@@ -162,29 +163,19 @@ final class ServerCore: Sendable {
             query: query(of: connection),
             headers: headers,
             body: request.body,
-            clientAddress: HTTPRequest.client(peer: request.client, headers: headers, trustedProxies: trustedProxies)
+            clientAddress: HTTPRequest.client(peer: request.client, headers: headers, trustedProxies: trustedProxies),
+            context: request
         )
         request.body = []
         return perform(handler.handle(message), for: request)
     }
 
-    /// Carries out a reply: queue a response, suspend for deferred work or a responder, or start a stream.
+    /// Carries out a reply: queue a response, suspend for a responder (deferred work included), or start a stream.
     private func perform(_ reply: HTTPReply, for request: ConnectionContext) -> MHD_Result {
-        let connection = request.connection
         switch reply {
         case .response(let response):
             request.phase = .answered
-            return queue(response, on: connection, close: false)
-        case .deferred(let work):
-            guard let generation = suspend(request) else { return refuseSuspending(request) }
-            let task = Task {
-                // Answered by shutdown before the work began: it must not run unanswered.
-                guard request.awaits(generation) else { return }
-                let next = await work()
-                self.resume(request, generation, with: next)
-            }
-            request.onCancel(generation) { task.cancel() }
-            return .YES
+            return queue(response, for: request, close: false)
         case .suspended(let start):
             guard let generation = suspend(request) else { return refuseSuspending(request) }
             // No task: the application keeps the responder and answers through it, from any thread.
@@ -194,9 +185,9 @@ final class ServerCore: Sendable {
             request.phase = .answered
             if request.isHead { return sendHead(of: head, to: request) }
             if state.withLock({ $0.stopping }) {
-                return queue(respond(to: .shuttingDown, request.head), on: connection, close: true)
+                return queue(respond(to: .shuttingDown, request.head), for: request, close: true)
             }
-            return startStream(head, producer, on: connection)
+            return startStream(head, producer, for: request)
         }
     }
 
@@ -220,14 +211,13 @@ final class ServerCore: Sendable {
     /// response, closing the connection. The reply's work is dropped unrun.
     private func refuseSuspending(_ request: ConnectionContext) -> MHD_Result {
         request.phase = .answered
-        return queue(respond(to: .shuttingDown, request.head), on: request.connection, close: true)
+        return queue(respond(to: .shuttingDown, request.head), for: request, close: true)
     }
 
     /// Stores the reply and resumes suspension `generation` of the connection, once; not when
     /// shutdown answered it already, or another party did.
-    func resume(_ request: ConnectionContext, _ generation: Int, with reply: HTTPReply,
-                transform: (@Sendable (HTTPReply) -> HTTPReply)? = nil) {
-        request.resume(generation, with: reply, transform: transform) {
+    func resume(_ request: ConnectionContext, _ generation: Int, with reply: HTTPReply) {
+        request.resume(generation, with: reply) {
             // Only by the party that resumes: a late reply must not unlist a later suspension.
             state.withLock { _ = $0.suspended.removeValue(forKey: ObjectIdentifier(request)) }
         }
@@ -243,12 +233,17 @@ final class ServerCore: Sendable {
         for request in left { request.forceAnswer(with: .response(respond(to: .shuttingDown, request.head))) }
     }
 
-    func requestCompleted() {
+    /// libmicrohttpd completed `request`: its finish observers run, then it no longer counts as in flight.
+    /// - Parameter completed: whether the whole response went out.
+    func requestCompleted(_ request: ConnectionContext, completed: Bool) {
+        request.finish(completed: completed)
         inFlight.subtract(1, ordering: .relaxed)
     }
 
-    /// Creates, fills and queues a libmicrohttpd response.
-    func queue(_ response: HTTPResponse, on connection: OpaquePointer, close: Bool) -> MHD_Result {
+    /// Creates, fills and queues a libmicrohttpd response to `request`, with the headers its handler added.
+    func queue(_ response: HTTPResponse, for request: ConnectionContext, close: Bool) -> MHD_Result {
+        request.answering(with: response)
+        let connection = request.connection
         let created = response.body.withUnsafeBytes { bytes in
             MHD_create_response_from_buffer(bytes.count, UnsafeMutableRawPointer(mutating: bytes.baseAddress),
                                             .RESPMEM_MUST_COPY)
@@ -258,6 +253,7 @@ final class ServerCore: Sendable {
         for field in response.headers {
             MHD_add_response_header(created, field.name, field.value)
         }
+        request.responseHeaders.forEach { MHD_add_response_header(created, $0.name, $0.value) }
         if close || draining.load(ordering: .relaxed) {
             MHD_add_response_header(created, "Connection", "close")
         }

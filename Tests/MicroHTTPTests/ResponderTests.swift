@@ -14,7 +14,7 @@ struct ResponderTests {
             let requests = (0..<5).map { _ in RawHTTP.persistentRequest("GET", "/later?delay=\(delay)") }
             let responses = try await RawHTTP.keepAlive(requests, port: server.port, timeout: 10)
             #expect(responses.map(\.text) == Array(repeating: "first", count: 5), "the second respond is ignored")
-            #expect(responses.allSatisfy { $0.headers["x-mapped"] == "yes" }, "mapping applies to the winning reply")
+            #expect(responses.allSatisfy { $0.headers["x-tagged"] == "yes" }, "headers added in handle go on it")
             #expect(server.suspendedRequests == 0)
         }
     }
@@ -99,8 +99,8 @@ struct ResponderTests {
     }
 }
 
-/// `/later?delay=ms`: answered from a Dispatch thread after `delay` (twice; the first wins), through a
-/// mapping responder that tags the reply. `/inside`: answered inside the closure. `/nested`: answered
+/// `/later?delay=ms`: answered from a Dispatch thread after `delay` (twice; the first wins), with a header
+/// added in `handle`. `/inside`: answered inside the closure. `/nested`: answered
 /// with deferred work. `/held`: kept (in `held`) until someone answers; cancel handlers count.
 ///
 /// `@unchecked Sendable` invariant: `state` is only touched with `lock` held.
@@ -120,17 +120,13 @@ final class ResponderProbe: HTTPHandler, @unchecked Sendable {
         switch request.path {
         case "/later":
             let delay = request.queryValue("delay").flatMap(Int.init) ?? 0
+            request.addResponseHeader("X-Tagged", "yes")
             return .suspended { responder in
-                let mapped = responder.mapping { reply in
-                    guard case .response(var response) = reply else { return reply }
-                    response.headers.add("X-Mapped", "yes")
-                    return .response(response)
-                }
                 let token = Token(self.tokens)
-                mapped.onCancel { withExtendedLifetime(token) {} }
+                responder.onCancel { withExtendedLifetime(token) {} }
                 DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(delay)) {
-                    mapped.respond(.response(.text(200, "first")))
-                    mapped.respond(.response(.text(200, "second")))
+                    responder.respond(.response(.text(200, "first")))
+                    responder.respond(.response(.text(200, "second")))
                 }
             }
         case "/inside":

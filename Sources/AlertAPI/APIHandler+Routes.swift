@@ -1,0 +1,51 @@
+import AlertCore
+import MicroHTTP
+
+extension APIHandler {
+    /// Every endpoint alertd answers, grouped by resource: the path template, then per method the role action
+    /// the caller needs (`Role.may`) and the function that answers. `HEAD` is answered as `GET`. A request is
+    /// checked in this order: browsers (`BrowserGuard`), path (404), method (405 with `Allow`), token (401),
+    /// role (403), then the endpoint function (its own 400, 404, 422, 429, ...).
+    static let routes: [Route] = [
+        Route("/healthz", [
+            .get(.readPublic) { handler, _ in .response(handler.health()) },
+        ]),
+        Route("/openapi.yaml", [
+            .get(.readPublic) { handler, route in .response(handler.openAPI(route)) },
+        ]),
+        Route("/metrics", [
+            .get(.readMetrics) { handler, _ in handler.metricsText() },
+        ]),
+        Route("/v1/alerts", [
+            .get(.list) { handler, route throws(Problem) in try handler.listAlerts(route) },
+            .post(.create) { handler, route throws(Problem) in try handler.createAlert(route) },
+        ]),
+        Route("/v1/alerts/{id}", [
+            .get(.read) { handler, route throws(Problem) in try handler.read(.alert, route) },
+            .delete(.dismiss) { handler, route throws(Problem) in try handler.dismissAlert(route) },
+        ]),
+        Route("/v1/alerts/{id}/response", [
+            .get(.read) { handler, route throws(Problem) in try handler.read(.result, route) },
+            .post(.answer) { handler, route throws(Problem) in try handler.answerAlert(route) },
+        ]),
+        Route("/v1/events", [
+            .get(.follow) { handler, route throws(Problem) in try handler.followEvents(route) },
+        ]),
+    ]
+
+    /// The metrics and log label of a path no route matches.
+    static let unknownRoute = "unknown"
+
+    /// The route `path` names, and its `{id}` (empty for a route without one); nil when none does.
+    static func route(for path: String) -> (route: Route, id: AlertID)? {
+        for route in routes {
+            if let id = route.template.match(path) { return (route, AlertID(rawValue: String(id))) }
+        }
+        return nil
+    }
+
+    /// The metrics and log label of `path`: its route's template, or `unknown`.
+    static func routeLabel(_ path: String) -> String {
+        route(for: path)?.route.template.text ?? unknownRoute
+    }
+}
