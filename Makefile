@@ -32,7 +32,7 @@ help:
 	@echo "  make tsan     make test under ThreadSanitizer, built in .build-tsan; any report fails it"
 	@echo "  make asan     make test under AddressSanitizer, built in .build-asan; any report fails it"
 	@echo "  make fuzz     libFuzzer over request parsing for FUZZ_SECONDS (60), built in .build-fuzz; a crash fails it"
-	@echo "  make bench    release build + C baseline, then the benchmarks vs the baseline (~8 min; docs/PERFORMANCE.md)"
+	@echo "  make bench    release build + C baseline, then the benchmarks vs the baseline (~9 min; docs/PERFORMANCE.md)"
 	@echo "  make clean    remove .build (and .build-tsan, .build-asan)"
 	@echo "  make docker   docker build -t $(IMAGE) ."
 	@echo "  make help     this list"
