@@ -34,7 +34,7 @@ help:
 	@echo "  make tsan     make test under ThreadSanitizer, built in .build-tsan; any report fails it"
 	@echo "  make asan     make test under AddressSanitizer, built in .build-asan; any report fails it"
 	@echo "  make fuzz     libFuzzer over request parsing for FUZZ_SECONDS (60), built in .build-fuzz; a crash fails it"
-	@echo "  make bench    release build + C baseline, then the benchmarks vs the baseline (~4 min; docs/PERFORMANCE.md)"
+	@echo "  make bench    release build + C baseline, then the benchmarks vs the baseline (~9 min; docs/PERFORMANCE.md)"
 	@echo "  make clean    remove .build (and .build-tsan, .build-asan)"
 	@echo "  make docker   docker build -t $(IMAGE) ."
 	@echo "  make help     this list"
@@ -125,7 +125,8 @@ docker:
 	docker build --build-arg ALERTD_REVISION="$$(git rev-parse --short=10 HEAD 2>/dev/null)" -t $(IMAGE) .
 
 # The benchmarks of docs/PERFORMANCE.md: alertd vs a C libmicrohttpd baseline, on loopback.
-# BENCH_SCRATCH=dir builds elsewhere than .build; BENCH_DURATION=s sets each wrk run (10).
+# BENCH_SCRATCH=dir builds elsewhere than .build; BENCH_DURATION=s sets each wrk run (5); the other settings are at
+# the top of bench/run.sh (BENCH_DATA_PARENT: where the durable runs' data dirs go).
 .PHONY: bench
 bench: deps
 	@scripts/deps.sh bench

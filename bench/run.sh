@@ -2,7 +2,8 @@
 # make bench: alertd side by side with the ceiling of its own stack (bench/baseline/baseline.c,
 # libmicrohttpd with alertd's daemon flags), on loopback, bounded, stopping by itself.
 #
-# Builds alertd (release) and the C programs, runs every scenario of issue 6, prints each figure
+# Builds alertd (release) and the C programs, runs every scenario of issues 6 and 12 (alertd --data-dir against
+# alertd memory-only), prints each figure
 # as it is measured, then writes bench/results/<date>-<sha>.txt and the "Latest" section of
 # docs/PERFORMANCE.md (the "Before" section is written once, by the first run, and kept).
 #
@@ -13,6 +14,9 @@
 #                   reported (default 3)
 #   BENCH_WAITERS   suspended waiters for the RSS figure (default 50000, lowered to fit RLIMIT_NOFILE)
 #   BENCH_PENDING   pending alerts for the big-store figures (default 1000000)
+#   BENCH_DATA_PARENT  where the durable runs' data dirs are made, and removed after the run (default .build): a
+#                   disk, not a tmpfs, since the fsync is what is measured
+#   BENCH_RESTARTS  timed restarts of a durable alertd with BENCH_PENDING pending (default 3)
 #   BENCH_NO_DOCS=1 leave docs/PERFORMANCE.md alone
 set -euo pipefail
 
@@ -34,6 +38,13 @@ WAKE_RUNS=3
 REUSED_WAITERS=5000 # waiters whose connection served a /healthz first (-k), for the reused-connection RSS
 LATENCY_ITERATIONS=2000
 STARTUP_RUNS=5
+RESTARTS=${BENCH_RESTARTS:-3}
+DURABLE_FILL_CONNECTIONS=256
+if ! [[ "$RESTARTS" =~ ^[0-9]+$ ]] || ((RESTARTS < 1)); then
+    echo "bench: BENCH_RESTARTS must be a positive number" >&2
+    exit 2
+fi
+DATA_PARENT=${BENCH_DATA_PARENT:-$ROOT/.build}
 STARTED=$SECONDS
 
 command -v swift >/dev/null 2>&1 || PATH=$PATH:/opt/swift/usr/bin
@@ -44,14 +55,17 @@ done
 WORK=$(mktemp -d /tmp/alertd-bench.XXXXXX)
 BIN=$WORK/bin
 LOG=$WORK/log.txt
-mkdir -p "$BIN"
+mkdir -p "$BIN" "$DATA_PARENT"
+# The durable alertd's data dirs (one per scenario, each removed once measured); on the disk of DATA_PARENT.
+DATA_ROOT=$(mktemp -d "$DATA_PARENT/alertd-bench-data.XXXXXX")
 PIDS=()
 
 # PIDS holds the children started and not yet reaped, so that cleanup kills only our own processes.
 cleanup() {
     local pid
     for pid in "${PIDS[@]}"; do kill -KILL "$pid" 2>/dev/null || true; done
-    rm -rf "$WORK"
+    for pid in "${PIDS[@]}"; do wait "$pid" 2>/dev/null || true; done
+    rm -rf "$WORK" "$DATA_ROOT"
 }
 forget() { # pid: reaped, drop it from PIDS
     local pid kept=()
@@ -79,9 +93,9 @@ pick_port() { # first free port from $1 on
     echo "$port"
 }
 
-wait_ready() { # port
+wait_ready() { # port; READY_SECONDS (default 10) bounds the wait
     local i
-    for i in $(seq 200); do
+    for i in $(seq $((${READY_SECONDS:-10} * 20))); do
         curl -sf -o /dev/null "http://127.0.0.1:$1/healthz" && return 0
         sleep 0.05
     done
@@ -159,6 +173,64 @@ new_alert() { # port -> id of a new two-button alert
         "http://127.0.0.1:$1/v1/alerts" | sed -n 's/.*"id":"\([^"]*\)".*/\1/p'
 }
 
+# Durable runs: a data dir of its own for each scenario, under DATA_ROOT; disk bytes of a data dir.
+data_dir() { # name -> a new, empty path
+    rm -rf "${DATA_ROOT:?}/$1"
+    echo "$DATA_ROOT/$1"
+}
+dir_bytes() { du -sb "$1" | awk '{ print $1 }'; }
+# The disk's floor for a commit at this moment (bench/tools/flush.c: 4 KiB + fdatasync, FLUSH_WRITES times, in
+# DATA_ROOT); appends "label p50/p99 ms" to R[flush].
+FLUSH_WRITES=500
+flush_probe() { # label
+    local out
+    out=$(timeout 120 "$BIN/flush" -d "$DATA_ROOT" -n "$FLUSH_WRITES" 2>&1 || true)
+    echo "--- flush $1: $out" >>"$LOG"
+    say "disk floor, $1: write 4 KiB + fdatasync p50 $(field p50_ms "$out") ms, p99 $(field p99_ms "$out") ms ($FLUSH_WRITES writes)"
+    R[flush]="${R[flush]:+${R[flush]}; }$1: p50 $(field p50_ms "$out") ms, p99 $(field p99_ms "$out") ms"
+}
+
+# The lines of a histogram family from a server's /metrics.
+scrape_histogram() { # port family
+    curl -sf "http://127.0.0.1:$1/metrics" | grep "^$2_" || true
+}
+
+# Quantiles of what a histogram gained between two scrapes, interpolated within buckets as Prometheus'
+# histogram_quantile does (a quantile in the +Inf bucket reports the last finite bound, with ">"). Prints
+# "count=N mean=M p50=A p99=B" with values × scale.
+histogram_delta() { # before-lines after-lines family scale
+    awk -v family="$3" -v scale="$4" '
+        FNR == 1 { file++ }
+        {
+            value = $NF
+            if ($1 ~ ("^" family "_bucket")) {
+                le = $1; sub(/.*le="/, "", le); sub(/".*/, "", le)
+                if (file == 1) before[le] = value; else { after[le] = value; if (!(le in seen)) { order[++n] = le; seen[le] = 1 } }
+            } else if ($1 == family "_sum") { if (file == 1) sum0 = value; else sum1 = value }
+            else if ($1 == family "_count") { if (file == 1) count0 = value; else count1 = value }
+        }
+        function quantile(q,   rank, i, lower, cumulative, previous, bound) {
+            rank = q * total; lower = 0; previous = 0
+            for (i = 1; i <= n; i++) {
+                cumulative = after[order[i]] - before[order[i]]
+                if (cumulative >= rank) {
+                    if (order[i] == "+Inf") return sprintf(">%.3g", lower * scale)
+                    bound = order[i] + 0
+                    if (cumulative == previous) return sprintf("%.3g", bound * scale)
+                    return sprintf("%.3g", (lower + (bound - lower) * (rank - previous) / (cumulative - previous)) * scale)
+                }
+                if (order[i] != "+Inf") lower = order[i] + 0
+                previous = cumulative
+            }
+            return "n/a"
+        }
+        END {
+            total = count1 - count0
+            if (total <= 0) { print "count=0 mean=n/a p50=n/a p99=n/a"; exit }
+            printf "count=%d mean=%.3g p50=%s p99=%s\n", total, (sum1 - sum0) / total * scale, quantile(0.5), quantile(0.99)
+        }' <(printf '%s\n' "$1") <(printf '%s\n' "$2")
+}
+
 # Median of numbers given as arguments.
 median() { printf '%s\n' "$@" | sort -g | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
 
@@ -227,7 +299,7 @@ ALERTD="$(swift build -c release --static-swift-stdlib --product alertd --scratc
 [[ -x "$ALERTD" ]] || { echo "bench: $ALERTD was not built" >&2; exit 1; }
 # shellcheck disable=SC2046
 cc -O2 -Wall -o "$BIN/baseline" bench/baseline/baseline.c $(pkg-config --cflags --libs libmicrohttpd) -lpthread
-for tool in swarm latency fill startup; do cc -O2 -Wall -o "$BIN/$tool" "bench/tools/$tool.c"; done
+for tool in swarm latency fill startup flush; do cc -O2 -Wall -o "$BIN/$tool" "bench/tools/$tool.c"; done
 cc -O2 -Wall -o "$BIN/floor" bench/tools/floor.c -lpthread
 say "built $ALERTD and bench/baseline, bench/tools in $((SECONDS - STARTED)) s"
 
@@ -241,11 +313,18 @@ printf '%s' '{"title":"Login","message":"Enter your credentials","buttons":["Can
 BPORT=$(pick_port 18400)
 APORT=$(pick_port $((BPORT + 1)))
 FPORT=$(pick_port $((APORT + 1))) # bench/tools/floor.c, for the 10k wake only
+DPORT=$(pick_port $((FPORT + 1))) # alertd --data-dir, beside the memory-only alertd on APORT
 # The load generators are a handful of loopback addresses: the per-client limits (meant for abusive clients)
 # would refuse most of the swarm's waiters, so they are off here, as behind a reverse proxy.
 ALERTD_ARGS=(--port "$APORT" --max-pending 5000000 --connection-limit "$CONNECTION_LIMIT" --shutdown-grace 2
              --client-connection-limit 0 --client-wait-limit 0)
+# The same alertd with a data dir, on DPORT: add --data-dir DIR.
+DURABLE_ARGS=(--port "$DPORT" "${ALERTD_ARGS[@]:2}")
 declare -A R # results
+FS_TYPE=$(stat -f -c %T "$DATA_ROOT")
+FS_DEVICE=$(df --output=source "$DATA_ROOT" | tail -1)
+[[ "$FS_TYPE" == tmpfs || "$FS_TYPE" == ramfs ]] &&
+    echo "bench: warning: the data dirs are on $FS_TYPE ($DATA_ROOT): no fsync cost is measured; set BENCH_DATA_PARENT" >&2
 
 ###############################################################################
 # Rates: the baseline and alertd run side by side, each alertd figure right after its baseline
@@ -264,36 +343,41 @@ ID=$(new_alert "$APORT")
 run_wrk "baseline warm-up" "$BASELINE_PID" -d2s "http://127.0.0.1:$BPORT/healthz"
 run_wrk "alertd warm-up" "$ALERTD_PID" -d2s "http://127.0.0.1:$APORT/healthz"
 
-# Each rate is $ROUNDS rounds of a baseline run and an alertd run back to back (the order alternates): the
-# ratio of each round compares runs seconds apart, and the median of the rounds' ratios is the figure. Rates and CPU per
-# request are the medians of the rounds too. Sets R[<key>], R[<key>_cpu], R[<key>_ratio], R[<key>_ratios],
-# R[base_<key>] and R[base_<key>_cpu].
-paired() { # key req|cycles "what" "baseline wrk-args" "alertd wrk-args"
-    local key=$1 kind=$2 what=$3 round side base_rate alertd_rate
-    local -a base_args alertd_args rates=() cpus=() base_rates=() base_cpus=() ratios=()
-    read -r -a base_args <<<"$4"
-    read -r -a alertd_args <<<"$5"
+# Each rate is $ROUNDS rounds of a reference run and a run of the server measured, back to back (the order alternates):
+# the ratio of each round compares runs seconds apart, and the median of the rounds' ratios is the figure. Rates and
+# CPU per request are the medians of the rounds too. Sets R[<key>], R[<key>_cpu], R[<key>_ratio], R[<key>_ratios],
+# and the reference's R[base_<key>] and R[base_<key>_cpu].
+paired_servers() { # key req|cycles "what" ref-name ref-pid "ref wrk-args" name pid "wrk-args"
+    local key=$1 kind=$2 what=$3 ref=$4 ref_pid=$5 name=$7 pid=$8 round side ref_rate rate
+    local -a ref_args args rates=() cpus=() ref_rates=() ref_cpus=() ratios=()
+    read -r -a ref_args <<<"$6"
+    read -r -a args <<<"$9"
     for round in $(seq "$ROUNDS"); do
-        # Odd rounds run the baseline first, even rounds alertd first, so a drift in outside load within a round
+        # Odd rounds run the reference first, even rounds the other, so a drift in outside load within a round
         # does not always favour the same side.
-        for side in $( ((round % 2 == 1)) && echo "baseline alertd" || echo "alertd baseline"); do
-            if [[ "$side" == baseline ]]; then
-                measure "$kind" "baseline $what, round $round" "$BASELINE_PID" "${base_args[@]}"
-                base_rate=$RATE base_rates+=("$RATE") base_cpus+=("$CPU")
-                say "round $round: baseline $what $(fmt "$RATE") $kind/s [server CPU $CPU us/request] $WRK_ERRORS"
+        for side in $( ((round % 2 == 1)) && echo "ref measured" || echo "measured ref"); do
+            if [[ "$side" == ref ]]; then
+                measure "$kind" "$ref $what, round $round" "$ref_pid" "${ref_args[@]}"
+                ref_rate=$RATE ref_rates+=("$RATE") ref_cpus+=("$CPU")
+                say "round $round: $ref $what $(fmt "$RATE") $kind/s [server CPU $CPU us/request] $WRK_ERRORS"
             else
-                measure "$kind" "alertd $what, round $round" "$ALERTD_PID" "${alertd_args[@]}"
-                alertd_rate=$RATE rates+=("$RATE") cpus+=("$CPU")
-                say "round $round: alertd $what $(fmt "$RATE") $kind/s [server CPU $CPU us/request] $WRK_ERRORS"
+                measure "$kind" "$name $what, round $round" "$pid" "${args[@]}"
+                rate=$RATE rates+=("$RATE") cpus+=("$CPU")
+                say "round $round: $name $what $(fmt "$RATE") $kind/s [server CPU $CPU us/request] $WRK_ERRORS"
             fi
         done
-        ratios+=("$(div "$alertd_rate" "$base_rate" 3)")
-        say "round $round: alertd $what = ${ratios[-1]} x baseline"
+        ratios+=("$(div "$rate" "$ref_rate" 3)")
+        say "round $round: $name $what = ${ratios[-1]} x $ref"
     done
-    R[base_$key]=$(median "${base_rates[@]}") R[base_${key}_cpu]=$(median "${base_cpus[@]}")
+    R[base_$key]=$(median "${ref_rates[@]}") R[base_${key}_cpu]=$(median "${ref_cpus[@]}")
     R[$key]=$(median "${rates[@]}") R[${key}_cpu]=$(median "${cpus[@]}")
     R[${key}_ratio]=$(median "${ratios[@]}") R[${key}_ratios]="${ratios[*]}"
-    say "alertd $what: median ${R[${key}_ratio]} x baseline (rounds ${ratios[*]})"
+    say "$name $what: median ${R[${key}_ratio]} x $ref (rounds ${ratios[*]})"
+}
+
+# alertd against the baseline.
+paired() { # key req|cycles "what" "baseline wrk-args" "alertd wrk-args"
+    paired_servers "$1" "$2" "$3" baseline "$BASELINE_PID" "$4" alertd "$ALERTD_PID" "$5"
 }
 
 paired get req "GET /v1/alerts/{id}" "http://127.0.0.1:$BPORT/v1/alerts/x" "http://127.0.0.1:$APORT/v1/alerts/$ID"
@@ -310,6 +394,46 @@ stop_server "$ALERTD_PID"
 stop_server "$BASELINE_PID"
 
 ###############################################################################
+# Durability: memory-only alertd against the same alertd with a data dir, side by side as above (issue 12).
+say "== durable: alertd memory-only on port $APORT against alertd --data-dir on port $DPORT (data dirs under $DATA_ROOT: $FS_TYPE on $FS_DEVICE)"
+start_server "$APORT" "$ALERTD" "${ALERTD_ARGS[@]}"
+ALERTD_PID=$SERVER_PID
+start_server "$DPORT" "$ALERTD" "${DURABLE_ARGS[@]}" --data-dir "$(data_dir post)"
+DURABLE_PID=$SERVER_PID
+run_wrk "alertd memory-only warm-up" "$ALERTD_PID" -d2s "http://127.0.0.1:$APORT/healthz"
+run_wrk "alertd durable warm-up" "$DURABLE_PID" -d2s "http://127.0.0.1:$DPORT/healthz"
+flush_probe "before the POST rounds"
+COMMITS_BEFORE=$(scrape_histogram "$DPORT" alertd_journal_commit_seconds)
+BATCHES_BEFORE=$(scrape_histogram "$DPORT" alertd_journal_batch_size)
+paired_servers dpost req "POST /v1/alerts (login alert body)" \
+    memory-only "$ALERTD_PID" "-s bench/lua/post_alert.lua http://127.0.0.1:$APORT/v1/alerts" \
+    durable "$DURABLE_PID" "-s bench/lua/post_alert.lua http://127.0.0.1:$DPORT/v1/alerts"
+COMMITS_AFTER=$(scrape_histogram "$DPORT" alertd_journal_commit_seconds)
+BATCHES_AFTER=$(scrape_histogram "$DPORT" alertd_journal_batch_size)
+flush_probe "after the POST rounds"
+{ echo "--- /metrics of the durable alertd after the POST rounds:"; echo "$COMMITS_AFTER"; echo "$BATCHES_AFTER"; } >>"$LOG"
+OUT=$(histogram_delta "$COMMITS_BEFORE" "$COMMITS_AFTER" alertd_journal_commit_seconds 1000)
+R[commit_n]=$(field count "$OUT") R[commit_mean]=$(field mean "$OUT") R[commit_p50]=$(field p50 "$OUT") R[commit_p99]=$(field p99 "$OUT")
+OUT=$(histogram_delta "$BATCHES_BEFORE" "$BATCHES_AFTER" alertd_journal_batch_size 1)
+R[batch_mean]=$(field mean "$OUT") R[batch_p50]=$(field p50 "$OUT") R[batch_p99]=$(field p99 "$OUT")
+say "durable POST load: ${R[commit_n]} commits, commit p50 ${R[commit_p50]} ms, p99 ${R[commit_p99]} ms, mean ${R[commit_mean]} ms; batch size (store turns a commit) p50 ${R[batch_p50]}, p99 ${R[batch_p99]}, mean ${R[batch_mean]}"
+stop_server "$DURABLE_PID"
+stop_server "$ALERTD_PID"
+rm -rf "$DATA_ROOT/post"
+
+start_server "$APORT" "$ALERTD" "${ALERTD_ARGS[@]}"
+ALERTD_PID=$SERVER_PID
+start_server "$DPORT" "$ALERTD" "${DURABLE_ARGS[@]}" --data-dir "$(data_dir cycles)"
+DURABLE_PID=$SERVER_PID
+paired_servers dcycles cycles "create+answer cycles (cycle.lua)" \
+    memory-only "$ALERTD_PID" "-s bench/lua/cycle.lua http://127.0.0.1:$APORT/" \
+    durable "$DURABLE_PID" "-s bench/lua/cycle.lua http://127.0.0.1:$DPORT/"
+stop_server "$DURABLE_PID"
+stop_server "$ALERTD_PID"
+rm -rf "$DATA_ROOT/cycles"
+flush_probe "after the cycles"
+
+###############################################################################
 say "== waiters: baseline -w (held long-polls) on port $BPORT, floor (plain epoll, 2 threads) on port $FPORT, alertd on port $APORT"
 start_server "$BPORT" "$BIN/baseline" -w "$BPORT" "$CONNECTION_LIMIT" 2
 BASELINE_PID=$SERVER_PID
@@ -322,6 +446,16 @@ echo "--- latency: $OUT" >>"$LOG"
 R[lat_p50]=$(field p50_ms "$OUT")
 R[lat_p99]=$(field p99_ms "$OUT")
 say "alertd answer -> waiter (1 waiter, $LATENCY_ITERATIONS iterations): p50 ${R[lat_p50]} ms, p99 ${R[lat_p99]} ms, max $(field max_ms "$OUT") ms (errors $(field errors "$OUT"), early $(field early "$OUT"))"
+start_server "$DPORT" "$ALERTD" "${DURABLE_ARGS[@]}" --data-dir "$(data_dir latency)"
+DURABLE_PID=$SERVER_PID
+OUT=$(timeout 120 "$BIN/latency" -p "$DPORT" -n "$LATENCY_ITERATIONS" 2>&1 || true)
+echo "--- latency durable: $OUT" >>"$LOG"
+flush_probe "after the durable latency"
+R[dlat_p50]=$(field p50_ms "$OUT")
+R[dlat_p99]=$(field p99_ms "$OUT")
+say "alertd --data-dir answer -> waiter (1 waiter, $LATENCY_ITERATIONS iterations): p50 ${R[dlat_p50]} ms, p99 ${R[dlat_p99]} ms, max $(field max_ms "$OUT") ms (errors $(field errors "$OUT"), early $(field early "$OUT"))"
+stop_server "$DURABLE_PID"
+rm -rf "$DATA_ROOT/latency"
 BASE_LAST=()
 FLOOR_LAST=()
 ALERTD_LAST=()
@@ -407,23 +541,51 @@ echo "--- startup baseline: $OUT" >>"$LOG"
 R[base_startup]=$(field median_ms "$(grep STARTUP <<<"$OUT")")
 say "start-up to first /healthz (median of $STARTUP_RUNS): alertd ${R[startup]} ms, baseline ${R[base_startup]} ms"
 
+# A data dir with $PENDING_BIG pending alerts, filled over HTTP as above but over more connections (larger group
+# commits, a shorter fill: the fill is not a figure); then alertd restarts from it.
+BIG_DIR=$(data_dir big)
+start_server "$DPORT" "$ALERTD" "${DURABLE_ARGS[@]}" --data-dir "$BIG_DIR"
+DURABLE_PID=$SERVER_PID
+OUT=$(timeout 900 "$BIN/fill" -p "$DPORT" -n "$PENDING_BIG" -c "$DURABLE_FILL_CONNECTIONS" -f "$LOGIN" 2>&1 || true)
+echo "--- fill durable: $OUT" >>"$LOG"
+R[dfill_secs]=$(field secs "$OUT")
+R[dfill_rate]=$(field rate "$OUT")
+say "alertd --data-dir filled to $PENDING_BIG pending: ${R[dfill_secs]} s (${R[dfill_rate]}/s, $DURABLE_FILL_CONNECTIONS connections, failed $(field failed "$OUT"))"
+R[dfilled_kb]=$(rss_kb "$DURABLE_PID")
+stop_server "$DURABLE_PID"
+R[disk_bytes]=$(dir_bytes "$BIG_DIR")
+ls -l "$BIG_DIR" >>"$LOG"
+say "data dir with $PENDING_BIG pending, after a clean stop: ${R[disk_bytes]} bytes, $(div "${R[disk_bytes]}" "$PENDING_BIG" 0) bytes a pending alert (RSS before the stop $(mb "${R[dfilled_kb]}") MB)"
+OUT=$(timeout $((RESTARTS * 130 + 30)) "$BIN/startup" -p "$DPORT" -r "$RESTARTS" -t 120000 -i 1000 -- \
+    "$ALERTD" "${DURABLE_ARGS[@]}" --data-dir "$BIG_DIR" 2>&1 || true)
+echo "--- restart durable, $PENDING_BIG pending: $OUT" >>"$LOG"
+R[restart]=$(field median_ms "$(grep STARTUP <<<"$OUT")")
+say "alertd --data-dir restart with $PENDING_BIG pending, exec -> first /healthz 200 (median of $RESTARTS): ${R[restart]} ms ($(grep '^run' <<<"$OUT" | tr '\n' ' '))"
+READY_SECONDS=120 start_server "$DPORT" "$ALERTD" "${DURABLE_ARGS[@]}" --data-dir "$BIG_DIR"
+DURABLE_PID=$SERVER_PID
+sleep 1
+R[restart_kb]=$(rss_kb "$DURABLE_PID")
+say "alertd --data-dir RSS after a restart with $PENDING_BIG pending: $(mb "${R[restart_kb]}") MB = $(div "${R[restart_kb]}" "${R[big_kb]}") x memory-only with $PENDING_BIG pending ($(mb "${R[big_kb]}") MB)"
+stop_server "$DURABLE_PID"
+rm -rf "$BIG_DIR"
+
 ###############################################################################
 ELAPSED=$((SECONDS - STARTED))
 DATE=$(date -u +%Y-%m-%d)
 LOAD_END=$(cut -d' ' -f1-3 /proc/loadavg)
 
 verdict() { [[ "$1" == 1 ]] && echo "met" || echo "**not met**"; }
-# req/s row: figure, goal ratio (or empty), alertd rate, baseline rate, alertd CPU, baseline CPU, ratio
-# (empty: alertd rate / baseline rate), rounds' ratios (or empty) [, unit]
+# req/s row: figure, goal ratio (or empty), alertd rate, reference rate, alertd CPU, reference CPU, ratio
+# (empty: alertd rate / reference rate), rounds' ratios (or empty) [, unit [, reference (default baseline)]]
 row_rate() {
-    local ratio=${7:-$(div "$3" "$4")} rounds=${8:-} unit=${9:-req} measured cpu
-    measured="$(fmt "$3") $unit/s (baseline $(fmt "$4")); server CPU $5 µs/request (baseline $6)"
+    local ratio=${7:-$(div "$3" "$4")} rounds=${8:-} unit=${9:-req} ref=${10:-baseline} measured cpu
+    measured="$(fmt "$3") $unit/s ($ref $(fmt "$4")); server CPU $5 µs/request ($ref $6)"
     [[ -n "$rounds" ]] && measured="$measured; medians of $ROUNDS rounds, ratios $rounds"
-    cpu="server CPU/request $(div "$5" "$6" 1) × the baseline's"
+    cpu="server CPU/request $(div "$5" "$6" 1) × the $ref's"
     if [[ -n "$2" ]]; then
-        printf '| %s | ≥ %s × baseline | %s | %s × baseline: %s (%s) |\n' "$1" "$2" "$measured" "$(fmt "$ratio" 2)" "$(verdict "$(le "$2" "$ratio")")" "$cpu"
+        printf '| %s | ≥ %s × %s | %s | %s × %s: %s (%s) |\n' "$1" "$2" "$ref" "$measured" "$(fmt "$ratio" 2)" "$ref" "$(verdict "$(le "$2" "$ratio")")" "$cpu"
     else
-        printf '| %s | (reference) | %s | %s × baseline (%s) |\n' "$1" "$measured" "$(fmt "$ratio" 2)" "$cpu"
+        printf '| %s | (reference) | %s | %s × %s (%s) |\n' "$1" "$measured" "$(fmt "$ratio" 2)" "$ref" "$cpu"
     fi
 }
 # absolute row against an upper bound: figure, goal text, measured text, value, bound
@@ -467,6 +629,33 @@ TABLE=$WORK/table.md
     row_goal 'start-up to first /healthz' '< 100 ms' "${R[startup]} ms (baseline ${R[base_startup]} ms), median of $STARTUP_RUNS" "${R[startup]}" 100
 } >"$TABLE"
 
+# Durability (issue 12): alertd --data-dir against the same alertd memory-only, in the same run.
+DURABLE_TABLE=$WORK/durable.md
+{
+    echo "| figure | goal | measured | ratio / verdict |"
+    echo "|---|---|---|---|"
+    printf '| disk floor: write 4 KiB + fdatasync (bench/tools/flush.c, %s each) | (information) | %s | what one commit must wait for at least |\n' \
+        "$FLUSH_WRITES" "${R[flush]}"
+    row_rate 'durable POST /v1/alerts (login alert)' 0.70 "${R[dpost]}" "${R[base_dpost]}" "${R[dpost_cpu]}" "${R[base_dpost_cpu]}" \
+        "${R[dpost_ratio]}" "${R[dpost_ratios]}" req memory-only
+    printf '| journal commits under the durable POST load | (information) | %s commits; commit p50 %s ms, p99 %s ms, mean %s ms; batch (store turns a commit) p50 %s, p99 %s, mean %s | from the /metrics histograms (p50/p99 interpolated within buckets) |\n' \
+        "${R[commit_n]}" "${R[commit_p50]}" "${R[commit_p99]}" "${R[commit_mean]}" "${R[batch_p50]}" "${R[batch_p99]}" "${R[batch_mean]}"
+    row_rate 'durable create+answer cycles' 0.60 "${R[dcycles]}" "${R[base_dcycles]}" "${R[dcycles_cpu]}" "${R[base_dcycles_cpu]}" \
+        "${R[dcycles_ratio]}" "${R[dcycles_ratios]}" cycles memory-only
+    printf '| answer → waiter, 1 waiter, durable, p50 | (information) | %s ms (memory-only %s ms) | |\n' "${R[dlat_p50]}" "${R[lat_p50]}"
+    row_goal 'answer → waiter, 1 waiter, durable, p99' '< 5 ms' "${R[dlat_p99]} ms (memory-only ${R[lat_p99]} ms)" "${R[dlat_p99]}" 5
+    printf '| filling %s pending, durable (POST, %s connections) | (information) | %s s, %s creates/s (memory-only, 32 connections: %s creates/s) | |\n' \
+        "$PENDING_BIG" "$DURABLE_FILL_CONNECTIONS" "${R[dfill_secs]}" "${R[dfill_rate]}" "${R[fill_rate]}"
+    printf '| disk per pending alert | (information) | %s bytes (data dir %s MB with %s pending, after a clean stop) | |\n' \
+        "$(div "${R[disk_bytes]}" "$PENDING_BIG" 0)" "$(mb "$(div "${R[disk_bytes]}" 1024 0)")" "$PENDING_BIG"
+    row_goal "restart with $PENDING_BIG pending: exec → first 200 from /healthz" '< 3 s' \
+        "$(fmt "$(div "${R[restart]}" 1000 3)" 2) s, median of $RESTARTS" "$(div "${R[restart]}" 1000 3)" 3
+    RSS_RATIO=$(div "${R[restart_kb]}" "${R[big_kb]}")
+    printf '| RSS after a restart with %s pending | at most 10%% over memory-only with %s pending | %s MB (memory-only, filled over HTTP: %s MB) | %s × memory-only: %s |\n' \
+        "$PENDING_BIG" "$PENDING_BIG" "$(mb "${R[restart_kb]}")" "$(mb "${R[big_kb]}")" "$RSS_RATIO" \
+        "$(verdict "$(awk -v r="$RSS_RATIO" 'BEGIN { print (r ~ /^[0-9.]+$/ && r <= 1.10) ? 1 : 0 }')")"
+} >"$DURABLE_TABLE"
+
 SECTION=$WORK/section.md
 {
     echo "Run of $DATE, git \`$DESCRIBE\`, \`make bench\` took ${ELAPSED} s."
@@ -475,10 +664,16 @@ SECTION=$WORK/section.md
     echo "Software: $SWIFT_VERSION, libmicrohttpd $MHD_VERSION, wrk $WRK_VERSION. wrk: \`-t2 -c64 -d${DURATION}s\` on every rate; GET, POST and cycles in $ROUNDS rounds of baseline then alertd, medians reported."
     echo
     cat "$TABLE"
+    echo
+    echo "Durability: alertd --data-dir (data dirs on $FS_TYPE, $FS_DEVICE) against the same alertd memory-only; POST and cycles in $ROUNDS rounds of memory-only then durable, medians reported."
+    echo
+    cat "$DURABLE_TABLE"
 } >"$SECTION"
 
 echo
 cat "$TABLE"
+echo
+cat "$DURABLE_TABLE"
 echo
 
 mkdir -p bench/results

@@ -20,7 +20,7 @@ public final class SQLiteJournal: StoreJournal {
     private let writer: WriterBox
     private let lock: DataDirectoryLock
     private let counters = Lock(JournalStatistics())
-    private let observer = Lock<(@Sendable (JournalCommit) -> Void)?>(nil)
+    private let observer = Lock<CommitObserver?>(nil)
 
     init(directory: String, writer: JournalWriter, checkpointer: Checkpointer, lock: DataDirectoryLock) {
         self.directory = directory
@@ -63,7 +63,7 @@ public final class SQLiteJournal: StoreJournal {
     /// Calls `observer` on the writer thread after every committed transaction (for a latency and batch-size
     /// histogram); it must return quickly. A later call replaces the observer.
     public func observeCommits(_ observer: @escaping @Sendable (JournalCommit) -> Void) {
-        self.observer.withLock { $0 = observer }
+        self.observer.withLock { $0 = CommitObserver(observer) }
     }
 
     /// Commits what is queued, stops the threads, truncates the WAL, closes the file and releases the data
@@ -107,7 +107,7 @@ public final class SQLiteJournal: StoreJournal {
             counters.records += UInt64(commit.records)
             counters.commitSeconds += seconds
         }
-        observer.withLock { $0 }?(commit)
+        observer.withLock { $0 }?.observe(commit)
     }
 }
 
