@@ -61,7 +61,10 @@ let package = Package(
         // Test support: a raw HTTP/1.1 client over POSIX sockets, shared by the test targets.
         .target(name: "HTTPTestSupport", dependencies: ["Locking"], path: "Tests/HTTPTestSupport"),
         // Test support: a live alertd in the test process, shared by the integration test targets.
-        .target(name: "AlertdTestSupport", dependencies: ["AlertAPI"], path: "Tests/AlertdTestSupport"),
+        .target(
+            name: "AlertdTestSupport", dependencies: ["AlertAPI", "AlertJournal", "HTTPTestSupport"],
+            path: "Tests/AlertdTestSupport"
+        ),
         .testTarget(name: "MicroHTTPTests", dependencies: ["MicroHTTP", "HTTPTestSupport"]),
         .testTarget(name: "AlertCoreTests", dependencies: ["AlertCore", "HTTPTestSupport", "Locking"]),
         .testTarget(

@@ -9,7 +9,7 @@ struct OpenErrorTests {
     @Test func aDataDirHeldByAnotherJournalIsRefusedNamingTheHolder() async throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
-        let (holder, _) = try open(directory.path)
+        let (holder, _) = try await open(directory.path)
         let error = openError(directory.path)
         #expect(error?.reason == .locked(pid: getpid()))
         #expect(error?.description.contains("in use by process \(getpid())") == true)
@@ -18,13 +18,13 @@ struct OpenErrorTests {
         #expect(await holder.commit([.created(plainAlert(1), event: 1, idempotency: nil)]) == nil)
         holder.close()
         // Once it is closed the directory opens, with what the holder wrote.
-        #expect(try image(directory.path).alerts == [plainAlert(1)])
+        #expect(try await image(directory.path).alerts == [plainAlert(1)])
     }
 
-    @Test func aNewerSchemaIsRefusedAndLeftAsItIs() throws {
+    @Test func aNewerSchemaIsRefusedAndLeftAsItIs() async throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
-        _ = try image(directory.path)
+        _ = try await image(directory.path)
         let database = directory.file("alertd.sqlite3")
         rawSQL(database, "PRAGMA user_version = 99")
         let error = openError(directory.path)
@@ -33,7 +33,7 @@ struct OpenErrorTests {
         #expect(rawSQL(database, "PRAGMA user_version") == 99)
     }
 
-    @Test func aFileThatIsNotADatabaseIsRefusedAndLeftUntouched() throws {
+    @Test func aFileThatIsNotADatabaseIsRefusedAndLeftUntouched() async throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
         let database = directory.file("alertd.sqlite3")
@@ -49,7 +49,7 @@ struct OpenErrorTests {
     @Test func aDamagedJournalIsRefusedNotStartedEmpty() async throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
-        let (journal, _) = try open(directory.path)
+        let (journal, _) = try await open(directory.path)
         let records = (UInt64(1)...200).map { JournalRecord.created(plainAlert($0, message: "m"), event: $0, idempotency: nil) }
         #expect(await journal.commit(records) == nil)
         journal.close()

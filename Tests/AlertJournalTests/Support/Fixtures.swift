@@ -1,6 +1,7 @@
 import AlertCore
 import AlertJournal
 import Foundation
+import HTTPTestSupport
 
 /// A date the journal keeps as it is (whole milliseconds), `seconds` after 2026-01-01.
 func stored(_ seconds: Double) -> Date {
@@ -92,14 +93,19 @@ func openError(_ directory: String, eventHistory: Int = 100) -> JournalOpenError
     }
 }
 
-/// Opens the journal in `directory`, or records an issue and returns nil.
-func open(_ directory: String, eventHistory: Int = 100, maxPageCount: Int? = nil) throws -> (SQLiteJournal, StoreImage) {
-    try SQLiteJournal.open(directory: directory, eventHistory: eventHistory, maxPageCount: maxPageCount)
+/// Opens the journal in `directory`. A directory this process closed a moment ago may read as held by this process
+/// while a child that another test spawns holds a copy of the lock's open file, until its exec: that is waited out.
+func open(_ directory: String, eventHistory: Int = 100, maxPageCount: Int? = nil) async throws
+    -> (SQLiteJournal, StoreImage)
+{
+    try await TestTime.retrying(while: { ($0 as? JournalOpenError)?.reason == .locked(pid: getpid()) }) {
+        try SQLiteJournal.open(directory: directory, eventHistory: eventHistory, maxPageCount: maxPageCount)
+    }
 }
 
 /// The image the journal in `directory` holds now (opening and closing it).
-func image(_ directory: String, eventHistory: Int = 100) throws -> StoreImage {
-    let (journal, image) = try open(directory, eventHistory: eventHistory)
+func image(_ directory: String, eventHistory: Int = 100) async throws -> StoreImage {
+    let (journal, image) = try await open(directory, eventHistory: eventHistory)
     journal.close()
     return image
 }
