@@ -50,7 +50,7 @@ let package = Package(
         // C: ncurses with wide characters (Debian: libncurses-dev), for the dashboard. No pkgConfig:
         // ncursesw's .pc adds feature macros SwiftPM refuses; the header path is the standard one.
         .systemLibrary(name: "CNCurses"),
-        .executableTarget(name: "alertctl", dependencies: ["AlertClient", "BuildInfo", "CNCurses", "Locking"]),
+        .executableTarget(name: "alertctl", dependencies: ["AlertClient", "BuildInfo", "CNCurses", "JSON", "Locking"]),
 
         // Build tool: embeds the top-level openapi.yaml into AlertAPI so the server serves the spec it ships with.
         .executableTarget(name: "embed-resource", path: "Sources/embed-resource"),
