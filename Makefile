@@ -51,7 +51,7 @@ build: deps
 	$(SWIFT) build
 
 # Release builds link the Swift runtime and Foundation statically (as the Docker image does): the process then
-# maps only the code it uses, so alertd idles in about 20 MB instead of 27 (docs/PERFORMANCE.md). Linking
+# maps only the code it uses, so alertd idles in about 20 MB instead of 27 (bench/results/HISTORY.md). Linking
 # FoundationNetworking statically needs libcurl's development files (scripts/deps.sh release).
 release: deps
 	@scripts/deps.sh release
