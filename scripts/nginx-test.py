@@ -151,11 +151,12 @@ class Scratch:
         self.nginx = None
 
     def start_alertd(self):
-        # Low per-client limits, so that counting the proxy as one client would show at once.
+        # Low per-client limits, so that counting the proxy as one client would show at once. Open (no tokens),
+        # alertd refuses a Host it does not know (DNS rebinding): nginx passes on the server_name.
         self.alertd_log = open(self.dir / "alertd.log", "w")
         self.alertd = subprocess.Popen(
             [str(ALERTD), "--host", "127.0.0.1", "--port", "0", "--trusted-proxy", "127.0.0.1",
-             "--client-wait-limit", "1", "--client-connection-limit", "2"],
+             "--client-wait-limit", "1", "--client-connection-limit", "2", "--allow-host", "alertd.example.com"],
             stdout=subprocess.PIPE, stderr=self.alertd_log, text=True)
         line = self.alertd.stdout.readline()
         match = re.search(r"listening on http://[^:]+:(\d+)", line)
