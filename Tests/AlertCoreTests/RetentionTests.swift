@@ -33,7 +33,7 @@ struct RetentionTests {
         let first = try await store.create(draft())
         let second = try await store.create(draft())
         _ = try await store.dismiss(first.id)
-        try await Task.sleep(for: .milliseconds(20))
+        try await Task.sleep(for: .milliseconds(20))  // not ordering: the two resolutions at instants apart
         _ = try await store.dismiss(second.id)
         let firstResolved = try #require(await store.resolvedIndex.oldest).instant
         // Drive the deadline heap by hand: the real timer waits an hour, longer than any test run.
