@@ -53,7 +53,7 @@ build: deps
 	$(SWIFT) build
 
 # Release builds link the Swift runtime and Foundation statically (as the Docker image does): the process then
-# maps only the code it uses, so alertd idles in about 20 MB instead of 27 (docs/PERFORMANCE.md). Linking
+# maps only the code it uses, so alertd idles in about 20 MB instead of 27 (bench/results/HISTORY.md). Linking
 # FoundationNetworking statically needs libcurl's development files (scripts/deps.sh release).
 release: deps
 	@scripts/deps.sh release
@@ -83,9 +83,10 @@ uninstall:
 
 # `swift build --build-tests` builds every product, alertd and alertctl included: the
 # integration tests spawn .build/debug/alertd and alertctl, which `swift test` does not build.
-# Each test target runs in its own `swift test`, one after another: Swift Testing runs the
-# tests of a run in parallel, and on two cores the process-spawning and terminal suites
-# starved the timing-sensitive ones when all ran at once.
+# Then one `swift test` per test target, one after another. Plain `swift test` (every target at
+# once, as a contributor types it) passes too: the tests wait on what they can observe and bound their
+# times against the fault they guard (Tests/HTTPTestSupport/TestTime.swift). One target at a time keeps
+# the crash test's and the cluster's spawned servers from crowding the others on two cores.
 TEST_TARGETS := AlertCoreTests AlertJournalTests MicroHTTPTests AlertAPITests AlertClientTests AlertctlTests DurabilityTests ClusterTests
 
 test: test-deps

@@ -59,7 +59,7 @@ let package = Package(
         // C: ncurses with wide characters (Debian: libncurses-dev), for the dashboard. No pkgConfig:
         // ncursesw's .pc adds feature macros SwiftPM refuses; the header path is the standard one.
         .systemLibrary(name: "CNCurses"),
-        .executableTarget(name: "alertctl", dependencies: ["AlertClient", "BuildInfo", "CNCurses", "Locking"]),
+        .executableTarget(name: "alertctl", dependencies: ["AlertClient", "BuildInfo", "CNCurses", "JSON", "Locking"]),
 
         // Build tool: embeds the top-level openapi.yaml into AlertAPI so the server serves the spec it ships with.
         .executableTarget(name: "embed-resource", path: "Sources/embed-resource"),
@@ -70,7 +70,10 @@ let package = Package(
         // Test support: a raw HTTP/1.1 client over POSIX sockets, shared by the test targets.
         .target(name: "HTTPTestSupport", dependencies: ["Locking"], path: "Tests/HTTPTestSupport"),
         // Test support: a live alertd in the test process, shared by the integration test targets.
-        .target(name: "AlertdTestSupport", dependencies: ["AlertAPI"], path: "Tests/AlertdTestSupport"),
+        .target(
+            name: "AlertdTestSupport", dependencies: ["AlertAPI", "AlertJournal", "HTTPTestSupport"],
+            path: "Tests/AlertdTestSupport"
+        ),
         .testTarget(name: "MicroHTTPTests", dependencies: ["MicroHTTP", "HTTPTestSupport"]),
         .testTarget(name: "AlertCoreTests", dependencies: ["AlertCore", "HTTPTestSupport", "Locking"]),
         .testTarget(

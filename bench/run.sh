@@ -5,7 +5,7 @@
 # Builds alertd (release) and the C programs, runs every scenario of issues 6 and 12 (alertd --data-dir against
 # alertd memory-only), prints each figure
 # as it is measured, then writes bench/results/<date>-<sha>.txt and the "Latest" section of
-# docs/PERFORMANCE.md (the "Before" section is written once, by the first run, and kept).
+# docs/PERFORMANCE.md (the history of the figures is bench/results/HISTORY.md).
 #
 # Settings (environment):
 #   BENCH_SCRATCH   swift build --scratch-path (default: .build, as `make release`)
@@ -688,7 +688,7 @@ while [[ -e "$RESULT" ]]; do RESULT=bench/results/$DATE-$SHA-$n.txt; n=$((n + 1)
 } >"$RESULT"
 echo "results: $RESULT"
 
-# docs/PERFORMANCE.md: fill "Before" once, replace "Latest" every run.
+# docs/PERFORMANCE.md: replace "Latest" every run (the history is bench/results/HISTORY.md and the results files).
 DOC=docs/PERFORMANCE.md
 if [[ "${BENCH_NO_DOCS:-0}" != 1 ]]; then
     if [[ ! -f "$DOC" ]]; then
@@ -696,13 +696,7 @@ if [[ "${BENCH_NO_DOCS:-0}" != 1 ]]; then
 # Performance
 
 `make bench` measures alertd side by side with the ceiling of its own stack; see bench/README.md
-for the method. The "Before" section is the first run and is kept; `make bench` rewrites only
-"Latest".
-
-## Before
-
-<!-- bench:before:start -->
-<!-- bench:before:end -->
+for the method. `make bench` rewrites "Latest".
 
 ## Latest
 
@@ -717,10 +711,6 @@ EOF
             $0 == "<!-- bench:" name ":end -->" { skip = 0 }
             !skip { print }' "$DOC" >"$DOC.tmp" && mv "$DOC.tmp" "$DOC"
     }
-    if awk '/<!-- bench:before:start -->/ { getline; exit ($0 ~ /<!-- bench:before:end -->/) ? 0 : 1 }' "$DOC"; then
-        replace_block before "$SECTION"
-        echo "docs: wrote the Before section of $DOC"
-    fi
     replace_block latest "$SECTION"
     echo "docs: wrote the Latest section of $DOC"
 fi

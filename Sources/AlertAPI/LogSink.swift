@@ -31,7 +31,7 @@ final class LogSink: Sendable {
         flush()
     }
 
-    /// Most bytes buffered between flushes; lines beyond are dropped (and counted) rather
+    /// Most bytes buffered between flushes; lines beyond are dropped (not counted) rather
     /// than letting a stalled log reader grow memory without bound.
     static let bufferLimit = 8 * 1024 * 1024
 

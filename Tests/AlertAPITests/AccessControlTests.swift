@@ -216,8 +216,7 @@ struct AccessControlProcessTests {
             port: alertd.port)
         #expect(wrong.status == 401)
         alertd.send(SIGTERM)
-        #expect(try await alertd.exitStatus(timeout: 15) == 0)
-        try await Task.sleep(for: .milliseconds(100))
+        #expect(try await alertd.exitStatus(timeout: 15) == 0)  // its standard error is read to the end
         let log = alertd.standardError
         #expect(log.contains(#""caller":"ci""#))
         #expect(log.contains(#""status":401"#))

@@ -18,7 +18,7 @@ struct EventLongPollTests {
             let second = try await server.create(#"{"title":"two"}"#)
             let watch = Stopwatch()
             let response = try await server.get("/v1/events?since=0&wait=30")
-            #expect(watch.seconds < TestTime.bound(2))
+            #expect(watch.seconds < TestTime.sooner(than: 30))
             #expect(response.status == 200)
             #expect(response.contentType.hasPrefix("application/json"))
             #expect(response.alertdIndex == 3)
@@ -46,7 +46,7 @@ struct EventLongPollTests {
             #expect(response.status == 200)
             #expect(response.json == .array([]))
             #expect(response.alertdIndex == 1)
-            #expect(watch.seconds >= 0.9 && watch.seconds < TestTime.bound(4), "\(watch.seconds) s")
+            #expect(watch.seconds >= 0.9 && watch.seconds < 1 + TestTime.bound(10), "\(watch.seconds) s")
             let zero = try await server.get("/v1/events?since=1&wait=0")
             #expect(zero.json == .array([]))
         }
@@ -56,12 +56,12 @@ struct EventLongPollTests {
     func wokenByEvent() async throws {
         try await LiveServer.with { server in
             _ = try await server.create(#"{"title":"before"}"#)
-            let poll = Task { try await server.get("/v1/events?since=1&wait=20") }
-            try await Task.sleep(for: .milliseconds(400))
+            let poll = Task { try await server.get("/v1/events?since=1&wait=60") }
+            await server.waitForWaiters(1)
             let watch = Stopwatch()
             let id = try await server.create(#"{"title":"wake up"}"#)
             let response = try await poll.value
-            #expect(watch.seconds < TestTime.bound(1.5))
+            #expect(watch.seconds < TestTime.sooner(than: 60))
             let events = try #require(response.json.arrayValue)
             #expect(events.map { $0["alert"]?["id"]?.stringValue ?? "" } == [id])
             #expect(response.alertdIndex == 2)
@@ -72,11 +72,13 @@ struct EventLongPollTests {
     func filteredWait() async throws {
         try await LiveServer.with { server in
             let id = try await server.create(#"{"title":"x","presenter":"ops"}"#)
-            let poll = Task { try await server.get("/v1/events?since=1&wait=20&type=answered&presenter=ops") }
-            try await Task.sleep(for: .milliseconds(300))
+            let poll = Task { try await server.get("/v1/events?since=1&wait=60&type=answered&presenter=ops") }
+            await server.waitForWaiters(1)
             _ = try await server.create(#"{"title":"not answered","presenter":"ops"}"#)
             let other = try await server.create(#"{"title":"elsewhere","presenter":"dev"}"#)
             _ = try await server.answer(other, #"{"buttonIndex":0}"#)
+            // Not ordering, a window: a poll that wrongly answered these changes does so within it, and then lacks
+            // the answer below. A correct server passes however long the window really lasts.
             try await Task.sleep(for: .milliseconds(300))
             _ = try await server.answer(id, #"{"buttonIndex":0}"#)
             let response = try await poll.value

@@ -5,6 +5,14 @@ import Testing
 /// `timeout`: an alert nobody answers resolves by itself at `expiresAt`.
 @Suite("Expiry")
 struct ExpiryTests {
+    /// Waits until the store's one timer has run past a deadline `timeout` seconds from now: creates an alert with
+    /// that timeout and long-polls it until it expires (deadlines fire in order).
+    static func waitForTimer(past timeout: Double, on server: LiveServer) async throws {
+        let sentinel = try await server.create(#"{"message":"sentinel","timeout":\#(timeout)}"#)
+        let expired = try await server.response(sentinel, wait: 60)
+        #expect(expired.json["resolution"] == .string("expired"), "\(expired)")
+    }
+
     @Test("timeout 0.5: pending at first, then expired as the cancel button")
     func expiresAsCancel() async throws {
         try await LiveServer.with { server in
@@ -13,8 +21,7 @@ struct ExpiryTests {
                  "fields":[{"text":"typed"}],"timeout":0.5}
                 """)
             #expect(try await server.response(id).status == 204)
-            try await Task.sleep(for: .milliseconds(1500))
-            let response = try await server.response(id)
+            let response = try await server.response(id, wait: 60)
             #expect(response.status == 200, "\(response.text)")
             let result = response.json
             #expect(result["resolution"] == .string("expired"))
@@ -49,16 +56,17 @@ struct ExpiryTests {
     func longPollWokenByExpiry() async throws {
         try await LiveServer.with { server in
             let watch = Stopwatch()
+            let wait = 60
             let id = try await server.create(#"{"title":"t","buttons":["Cancel","OK"],"timeout":0.5}"#)
-            async let alertPoll = server.alert(id, wait: 10)
-            let response = try await server.response(id, wait: 10)
+            async let alertPoll = server.alert(id, wait: wait)
+            let response = try await server.response(id, wait: wait)
             let elapsed = watch.seconds
             #expect(response.status == 200)
             #expect(response.json["resolution"] == .string("expired"))
             #expect(response.json["buttonTitle"] == .string("Cancel"))
             #expect(response.json["ok"] == .bool(false))
             #expect(elapsed >= 0.4, "woke after \(elapsed) s")
-            #expect(elapsed < TestTime.bound(4), "woke after \(elapsed) s")
+            #expect(elapsed < TestTime.sooner(than: Double(wait)), "woke after \(elapsed) s")
             let alert = try await alertPoll
             #expect(alert.json["state"] == .string("resolved"))
             #expect(alert.json["result"] == response.json)
@@ -66,7 +74,8 @@ struct ExpiryTests {
             let expiresAt = try #require(alert.json["expiresAt"]?.stringValue.flatMap(RFC3339.parse))
             let resolvedAt = try #require(response.json["resolvedAt"]?.stringValue.flatMap(RFC3339.parse))
             let late = resolvedAt.timeIntervalSince(expiresAt)
-            #expect(late >= -0.002 && late < TestTime.bound(2), "resolved \(late) s after expiresAt")
+            // Its own timer, not the end of the poll's wait.
+            #expect(late >= -0.002 && late < TestTime.sooner(than: Double(wait)), "resolved \(late) s after expiresAt")
         }
     }
 
@@ -89,12 +98,12 @@ struct ExpiryTests {
     func deadlinesInOrder() async throws {
         try await LiveServer.with { server in
             let long = try await server.create(#"{"message":"long","timeout":3600}"#)
-            let later = try await server.create(#"{"message":"later","timeout":10}"#)
+            let later = try await server.create(#"{"message":"later","timeout":60}"#)
             let watch = Stopwatch()
             let short = try await server.create(#"{"message":"short","timeout":0.5}"#)
-            let response = try await server.response(short, wait: 9)
+            let response = try await server.response(short, wait: 90)
             #expect(response.json["resolution"] == .string("expired"))
-            #expect(watch.seconds < 5)
+            #expect(watch.seconds < TestTime.sooner(than: 60), "expired at its own deadline, not at the later one's")
             #expect(try await server.response(later).status == 204)
             #expect(try await server.response(long).status == 204)
             #expect(try await server.listIDs() == [long, later])
@@ -107,7 +116,7 @@ struct ExpiryTests {
             let id = try await server.create(#"{"title":"t","buttons":["Cancel","OK"],"timeout":0.3}"#)
             let dismissed = try await server.delete("/v1/alerts/\(id)")
             #expect(dismissed.status == 200)
-            try await Task.sleep(for: .milliseconds(800))
+            try await Self.waitForTimer(past: 0.3, on: server)
             #expect(try await server.response(id).json == dismissed.json)
         }
     }
@@ -118,7 +127,7 @@ struct ExpiryTests {
             let id = try await server.create(#"{"title":"t","buttons":["Cancel","OK"],"timeout":0.5}"#)
             let answer = try await server.answer(id, #"{"buttonIndex":1}"#)
             #expect(answer.status == 200)
-            try await Task.sleep(for: .milliseconds(1000))
+            try await Self.waitForTimer(past: 0.5, on: server)
             let response = try await server.response(id)
             #expect(response.json == answer.json)
             #expect(response.json["resolution"] == .string("answered"))

@@ -16,8 +16,7 @@ struct LoggingTests {
     /// Stops alertd with SIGTERM (which flushes the log) and returns its standard error as JSON lines.
     func stopAndReadLog(_ alertd: AlertdProcess) async throws -> (lines: [JSONValue], text: String) {
         alertd.send(SIGTERM)
-        #expect(try await alertd.exitStatus(timeout: 15) == 0)
-        try await Task.sleep(for: .milliseconds(100))  // the pipe reader catches up
+        #expect(try await alertd.exitStatus(timeout: 15) == 0)  // its standard error is read to the end
         let text = alertd.standardError
         var lines: [JSONValue] = []
         for line in text.split(separator: "\n") {

@@ -28,7 +28,7 @@ struct LongPollTests {
             let id = try await server.create(#"{"message":"hi"}"#)
             let watch = Stopwatch()
             #expect(try await server.response(id, wait: 0).status == 204)
-            #expect(watch.seconds < TestTime.bound(2.5))
+            #expect(watch.seconds < TestTime.bound(10))
         }
     }
 
@@ -42,7 +42,7 @@ struct LongPollTests {
             #expect(response.status == 204)
             #expect(response.body.isEmpty)
             #expect(elapsed >= 1.8, "answered after \(elapsed) s")
-            #expect(elapsed < TestTime.bound(5), "answered after \(elapsed) s")
+            #expect(elapsed < 2 + TestTime.bound(10), "answered after \(elapsed) s")
         }
     }
 
@@ -58,15 +58,16 @@ struct LongPollTests {
         }
     }
 
-    @Test("A long-poll started first is woken by the answer within 1 s")
+    @Test("A long-poll started first is woken by the answer at once, not at the end of its wait")
     func longPollWokenByAnswer() async throws {
         try await LiveServer.with { server in
             let id = try await server.create(loginAlert)
+            let wait = 60
             let poll = Task { () throws -> (WireResponse, ContinuousClock.Instant) in
-                let response = try await server.response(id, wait: 20)
+                let response = try await server.response(id, wait: wait)
                 return (response, ContinuousClock.now)
             }
-            try await Task.sleep(for: .milliseconds(500))
+            await server.waitForWaiters(1)
             let answeredAt = ContinuousClock.now
             let answer = try await server.answer(id, #"{"buttonIndex":1,"values":["alice","secret"]}"#)
             #expect(answer.status == 200)
@@ -74,7 +75,8 @@ struct LongPollTests {
             #expect(response.status == 200)
             #expect(response.json == answer.json)
             let delay = (wokenAt - answeredAt).seconds
-            #expect(delay < TestTime.bound(3), "the long-poll woke \(delay) s after the answer was sent")
+            #expect(delay < TestTime.sooner(than: Double(wait)),
+                    "the long-poll woke \(delay) s after the answer was sent")
         }
     }
 
@@ -82,20 +84,21 @@ struct LongPollTests {
     func manyWaitersSameResult() async throws {
         try await LiveServer.with { server in
             let id = try await server.create(loginAlert)
+            let wait = 60
             let polls = Task {
                 try await withThrowingTaskGroup(of: WireResponse.self) { group in
                     for _ in 0..<20 {
-                        group.addTask { try await server.response(id, wait: 20) }
+                        group.addTask { try await server.response(id, wait: wait) }
                     }
                     return try await group.reduce(into: [WireResponse]()) { $0.append($1) }
                 }
             }
-            try await Task.sleep(for: .milliseconds(700))
+            await server.waitForWaiters(20)
             let watch = Stopwatch()
             let answer = try await server.answer(id, #"{"button":"Log in","values":["bob","pw"]}"#)
             #expect(answer.status == 200)
             let responses = try await polls.value
-            #expect(watch.seconds < TestTime.bound(3))
+            #expect(watch.seconds < TestTime.sooner(than: Double(wait)))
             #expect(responses.count == 20)
             #expect(responses.allSatisfy { $0.status == 200 }, "\(responses.map(\.status))")
             #expect(responses.allSatisfy { $0.body == answer.body })
@@ -106,18 +109,21 @@ struct LongPollTests {
     func waitsHoldNoThread() async throws {
         try await LiveServer.with { server in
             let id = try await server.create(#"{"message":"crowd"}"#)
+            let wait = 60
             let polls = Task {
                 try await withThrowingTaskGroup(of: Int.self) { group in
-                    for _ in 0..<200 { group.addTask { try await server.response(id, wait: 20).status } }
+                    for _ in 0..<200 { group.addTask { try await server.response(id, wait: wait).status } }
                     return try await group.reduce(into: [Int]()) { $0.append($1) }
                 }
             }
-            try await Task.sleep(for: .milliseconds(1000))
+            await server.waitForWaiters(200)
             let watch = Stopwatch()
             #expect(try await server.get("/healthz").status == 200)
             let other = try await server.create(#"{"message":"other"}"#)
             #expect(try await server.answer(other, #"{"buttonIndex":0}"#).status == 200)
-            #expect(watch.seconds < TestTime.bound(3), "the server was slow while requests waited: \(watch.seconds) s")
+            // Had each wait held one of the server's threads, these would queue behind the waits.
+            #expect(watch.seconds < TestTime.sooner(than: Double(wait)),
+                    "the server was slow while requests waited: \(watch.seconds) s")
             #expect(try await server.answer(id, #"{"buttonIndex":0}"#).status == 200)
             let statuses = try await polls.value
             #expect(statuses.count == 200)
@@ -129,14 +135,15 @@ struct LongPollTests {
     func shortWaitBesideLongWait() async throws {
         try await LiveServer.with { server in
             let id = try await server.create(#"{"message":"hi"}"#)
-            let long = Task { try await server.response(id, wait: 20) }
-            try await Task.sleep(for: .milliseconds(200))
+            let long = 60
+            let longPoll = Task { try await server.response(id, wait: long) }
+            await server.waitForWaiters(1)
             let watch = Stopwatch()
             let short = try await server.response(id, wait: 1)
             #expect(short.status == 204)
-            #expect(watch.seconds >= 0.8 && watch.seconds < TestTime.bound(3), "\(watch.seconds) s")
+            #expect(watch.seconds >= 0.8 && watch.seconds < TestTime.sooner(than: Double(long)), "\(watch.seconds) s")
             let answer = try await server.answer(id, #"{"buttonIndex":0}"#)
-            #expect(try await long.value.json == answer.json)
+            #expect(try await longPoll.value.json == answer.json)
         }
     }
 
@@ -145,14 +152,14 @@ struct LongPollTests {
         try await LiveServer.with { server in
             let waited = try await server.create(#"{"message":"waited on"}"#)
             let other = try await server.create(#"{"message":"other"}"#)
-            let watch = Stopwatch()
-            let poll = Task { try await server.response(waited, wait: 2) }
-            try await Task.sleep(for: .milliseconds(300))
+            let poll = Task { try await server.response(waited, wait: 60) }
+            await server.waitForWaiters(1)
             _ = try await server.answer(other, #"{"buttonIndex":0}"#)
             _ = try await server.delete("/v1/alerts/\(try await server.create(#"{"message":"third"}"#))")
-            let response = try await poll.value
-            #expect(response.status == 204)
-            #expect(watch.seconds >= 1.8, "woke after \(watch.seconds) s")
+            // A waiter is woken as the change commits, before the request that made it is answered.
+            #expect(await server.app.store.statistics.waiters == 1, "the long-poll still waits")
+            let answer = try await server.answer(waited, #"{"buttonIndex":0}"#)
+            #expect(try await poll.value.json == answer.json, "woken by its own alert's answer")
         }
     }
 
@@ -172,12 +179,13 @@ struct LongPollTests {
     func alertLongPoll() async throws {
         try await LiveServer.with { server in
             let id = try await server.create(loginAlert)
-            let poll = Task { try await server.alert(id, wait: 20) }
-            try await Task.sleep(for: .milliseconds(500))
+            let wait = 60
+            let poll = Task { try await server.alert(id, wait: wait) }
+            await server.waitForWaiters(1)
             let watch = Stopwatch()
             let answer = try await server.answer(id, #"{"buttonIndex":0,"values":["",""]}"#)
             let response = try await poll.value
-            #expect(watch.seconds < TestTime.bound(3))
+            #expect(watch.seconds < TestTime.sooner(than: Double(wait)))
             #expect(response.status == 200)
             #expect(response.json["id"] == .string(id))
             #expect(response.json["state"] == .string("resolved"))
@@ -189,8 +197,8 @@ struct LongPollTests {
     func longPollWokenByDelete() async throws {
         try await LiveServer.with { server in
             let id = try await server.create(#"{"title":"t","buttons":["Cancel","OK"]}"#)
-            let poll = Task { try await server.response(id, wait: 20) }
-            try await Task.sleep(for: .milliseconds(500))
+            let poll = Task { try await server.response(id, wait: 60) }
+            await server.waitForWaiters(1)
             let dismissed = try await server.delete("/v1/alerts/\(id)")
             let response = try await poll.value
             #expect(response.status == 200)
@@ -206,11 +214,11 @@ struct LongPollTests {
             let answer = try await server.answer(id, #"{"buttonIndex":0}"#)
             let watch = Stopwatch()
             let response = try await server.response(id, wait: 30)
-            #expect(watch.seconds < TestTime.bound(2.5))
+            #expect(watch.seconds < TestTime.sooner(than: 30))
             #expect(response.status == 200)
             #expect(response.json == answer.json)
             let alert = try await server.alert(id, wait: 30)
-            #expect(watch.seconds < TestTime.bound(5))
+            #expect(watch.seconds < TestTime.sooner(than: 30))
             #expect(alert.json["result"] == answer.json)
         }
     }

@@ -185,10 +185,7 @@ struct ShutdownUnderLoadTests {
             }
         }
         // Shut down once the load runs (on a busy machine the threads may take a while to start).
-        let watch = ContinuousClock.now
-        while seen.withLock({ $0.created.count }) < 50, ContinuousClock.now - watch < TestTime.bound(.seconds(10)) {
-            try await Task.sleep(for: .milliseconds(20))
-        }
+        _ = await TestTime.until(every: .milliseconds(20)) { seen.withLock { $0.created.count >= 50 } }
         await app.shutdown()
         await workers
         // The store still reads after shutdown: what ran is there.
@@ -211,7 +208,10 @@ struct ShutdownUnderLoadTests {
             for _ in 0..<3 { group.addTask { await WireSocket.onThread { Self.respond(port: port, seen: seen) } } }
             for _ in 0..<4 { group.addTask { await WireSocket.onThread { Self.keepAlive(port: port, seen: seen) } } }
         }
-        try await Task.sleep(for: .seconds(1))
+        // Signal once the load runs: answers made and keep-alive requests served (threads may start late).
+        _ = await TestTime.until(every: .milliseconds(20)) {
+            seen.withLock { !$0.answers.isEmpty && $0.keepAliveResponses > 0 }
+        }
         alertd.send(SIGTERM)
         await workers
         #expect(try await alertd.exitStatus(timeout: 15) == 0)

@@ -44,8 +44,12 @@ struct StoreLimitTests {
             let result = try await server.answer(id, #"{"buttonIndex":0}"#)
             #expect(try await server.response(id).json == result.json)
             let index = try await server.list()["index"]?.int64Value
-            try await Task.sleep(for: .milliseconds(1500))
-            expectProblem(try await server.response(id), 404, type: "urn:alertd:problem:not-found")
+            var gone: WireResponse?
+            _ = try await TestTime.until(every: .milliseconds(50)) {
+                gone = try await server.response(id)
+                return gone?.status == 404
+            }
+            expectProblem(try #require(gone), 404, type: "urn:alertd:problem:not-found")
             #expect(try await server.listIDs("state=all") == [])
             #expect(try await server.list()["index"]?.int64Value == index)
         }
@@ -57,7 +61,10 @@ struct StoreLimitTests {
             let id = try await server.create(#"{"message":"waiting"}"#)
             let other = try await server.create(#"{"message":"answered"}"#)
             _ = try await server.answer(other, #"{"buttonIndex":0}"#)
-            try await Task.sleep(for: .milliseconds(700))
+            // Retention has run once the answered alert is gone.
+            #expect(try await TestTime.until(every: .milliseconds(50)) {
+                try await server.response(other).status == 404
+            })
             #expect(try await server.response(id).status == 204)
             #expect(try await server.listIDs() == [id])
         }

@@ -32,11 +32,7 @@ struct TokenReloadTests {
     /// Waits until alertd's standard error holds `text`; fails the test when it never does.
     static func waitForLog(_ alertd: AlertdProcess, _ text: String,
                            sourceLocation: SourceLocation = #_sourceLocation) async throws {
-        let watch = Stopwatch()
-        while watch.seconds < TestTime.bound(10) {
-            if alertd.standardError.contains(text) { return }
-            try await Task.sleep(for: .milliseconds(20))
-        }
+        if await TestTime.until(every: .milliseconds(20), { alertd.standardError.contains(text) }) { return }
         Issue.record("alertd never logged '\(text)': \(alertd.standardError.suffix(2000))",
                      sourceLocation: sourceLocation)
     }

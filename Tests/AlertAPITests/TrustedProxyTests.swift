@@ -37,14 +37,14 @@ struct TrustedProxyTests {
         }) { server in
             let port = server.port
             let id = try await server.create(#"{"message":"wait for me"}"#)
-            let poll = "/v1/alerts/\(id)/response?wait=30"
+            let poll = "/v1/alerts/\(id)/response?wait=60"
             let short = "/v1/alerts/\(id)/response?wait=1"
             // Through the proxy (127.0.0.1): client 198.51.100.1 holds its one wait.
             let viaProxy = await Self.hold(poll, headers: "X-Forwarded-For: 198.51.100.1\r\n", source: 1, port: port)
             // Straight from 127.0.0.2, not a proxy: its X-Forwarded-For names nobody.
             let direct = await Self.hold(poll, headers: "X-Forwarded-For: 203.0.113.1\r\n", source: 2, port: port)
             defer { viaProxy?.hangUp(); direct?.hangUp() }
-            try await ConnectionAbuseTests.waitForWaiters(2, on: server)
+            await server.waitForWaiters(2)
 
             func status(_ headers: String, from source: UInt8) async -> Int? {
                 try? await Self.exchange(short, headers: headers, source: source, port: port).get().status
@@ -99,12 +99,10 @@ struct TrustedProxyTests {
             #expect(third == .closed(bytes: 0) || third == .reset, "beyond the limit: \(String(describing: third))")
             // Once one closes, the address may connect again.
             await WireSocket.onThread { held[0].hangUp() }
-            let watch = Stopwatch()
             var status: Int?
-            while watch.seconds < TestTime.bound(5) {
+            _ = await TestTime.until(every: .milliseconds(50)) {
                 status = try? await Self.exchange("/healthz", headers: "", source: 4, port: port).get().status
-                if status == 200 { break }
-                try await Task.sleep(for: .milliseconds(50))
+                return status == 200
             }
             #expect(status == 200, "a closed connection no longer counts")
             await WireSocket.onThread { held[1].hangUp() }

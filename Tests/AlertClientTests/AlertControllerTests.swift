@@ -1,5 +1,6 @@
 import AlertClient
 import Foundation
+import HTTPTestSupport
 import Locking
 import Testing
 
@@ -37,7 +38,7 @@ struct AlertControllerTests {
                         created.withLock { $0 = alert.id }
                     })
             }
-            #expect(await eventually { created.withLock { $0 } != nil })
+            #expect(await TestTime.until(every: .milliseconds(20)) { created.withLock { $0 } != nil })
             let id = try #require(created.withLock { $0 })
             let dismissal = try await controller.dismiss(id)
             #expect(try await waiting.value == dismissal)
@@ -134,7 +135,7 @@ struct AlertControllerTests {
             let clicked = try await pendingAlert(server.client())
             #expect(clicked.title == "Hello" && clicked.buttons.map(\.title) == ["Cancel", "OK"])
             _ = try await server.client().answer(clicked.id, button: "OK")
-            #expect(await eventually { await MainActor.run { seedDebugLabel } == "OK" })
+            #expect(await TestTime.until(every: .milliseconds(20)) { await MainActor.run { seedDebugLabel } == "OK" })
 
             // The same from async code: try await, the actions still run on the main actor.
             let asyncClick = Task { @MainActor in try await SeedViewController.clickMeAsync() }

@@ -39,7 +39,7 @@ struct AnswerTests {
             let client = server.client()
             let alert = try await client.create(AlertInput(title: "Go?", buttons: ["No", "Yes"]))
             async let waited = client.response(alert.id, wait: 30)
-            try await Task.sleep(for: .milliseconds(200))
+            await server.waitForWaiters(1)
             let answered = try await server.client().answer(alert.id, button: "Yes")
             #expect(try await waited == answered)
         }
@@ -109,7 +109,7 @@ struct AnswerTests {
             let client = server.client()
             let alert = try await client.create(loginInput)
             async let waited = client.waitForResult(alert.id)
-            try await Task.sleep(for: .milliseconds(100))
+            await server.waitForWaiters(1)
             let result = try await client.dismiss(alert.id)
             #expect(result.resolution == "dismissed" && result.buttonTitle == "Cancel" && !result.isAccepted)
             #expect(try await waited == result)

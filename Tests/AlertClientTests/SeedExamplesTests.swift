@@ -1,5 +1,6 @@
 import AlertClient
 import Foundation
+import HTTPTestSupport
 import Testing
 
 /// The seeds' code against a live alertd: main-actor state touched from the actions, completion handlers,
@@ -19,7 +20,7 @@ struct SeedExamplesTests {
             await screen.clickMeWithCompletion()
             let second = try await pendingAlert(server.client())
             _ = try await server.client().answer(second.id, button: "Cancel")
-            #expect(await eventually { await screen.completed })
+            #expect(await TestTime.until(every: .milliseconds(20)) { await screen.completed })
             #expect(await screen.debugLabel == "Cancel")
         }
     }

@@ -1,4 +1,5 @@
 @testable import AlertCore
+import HTTPTestSupport
 import Synchronization
 import Testing
 
@@ -11,7 +12,7 @@ struct CallbackWaiterTests {
         let alert = try await store.create(draft(plain("No", "Yes")))
         let outcomes = Outcomes()
         for _ in 0..<5 {
-            _ = try await store.whenResolved(alert.id, timeout: .seconds(5), outcomes.record)
+            _ = try await store.whenResolved(alert.id, timeout: .seconds(60), outcomes.record)
         }
         #expect(await store.statistics.waiters == 5)
         #expect(outcomes.all.isEmpty)
@@ -46,7 +47,7 @@ struct CallbackWaiterTests {
         let outcomes = Outcomes()
         let start = ContinuousClock.now
         _ = try await store.whenResolved(alert.id, timeout: .milliseconds(100), outcomes.record)
-        while outcomes.all.isEmpty, seconds(since: start) < 5 { try await Task.sleep(for: .milliseconds(5)) }
+        #expect(await TestTime.until { !outcomes.all.isEmpty }, "never timed out")
         #expect(outcomes.alerts.map(\.state) == [.pending])
         #expect(seconds(since: start) >= 0.09)
         #expect(await store.statistics.waiters == 0)
@@ -74,13 +75,13 @@ struct CallbackWaiterTests {
     func change() async throws {
         let store = AlertStore()
         let outcomes = Outcomes()
-        _ = try await store.whenChanged(after: 0, timeout: .seconds(5), outcomes.record)
+        _ = try await store.whenChanged(after: 0, timeout: .seconds(60), outcomes.record)
         #expect(outcomes.all.isEmpty)
         _ = try await store.create(draft())
         #expect(outcomes.indexes == [1])
-        _ = try await store.whenChanged(after: 0, timeout: .seconds(5), outcomes.record)
+        _ = try await store.whenChanged(after: 0, timeout: .seconds(60), outcomes.record)
         #expect(outcomes.indexes == [1, 1])
-        let ticket = try await store.whenChanged(after: 1, timeout: .seconds(5), outcomes.record)
+        let ticket = try await store.whenChanged(after: 1, timeout: .seconds(60), outcomes.record)
         await store.cancelWaiter(ticket)
         #expect(outcomes.indexes == [1, 1, 1])
     }
@@ -120,7 +121,7 @@ struct CallbackWaiterTests {
         let store = AlertStore()
         let alert = try await store.create(draft())
         let wait = Task { try await store.waitForResolution(of: alert.id, timeout: .seconds(60)) }
-        while await store.statistics.waiters == 0 { try await Task.sleep(for: .milliseconds(2)) }
+        #expect(await TestTime.until { await store.statistics.waiters == 1 }, "the task never waited")
         wait.cancel()
         #expect(try await wait.value.state == .pending)
         #expect(await store.statistics.waiters == 0)

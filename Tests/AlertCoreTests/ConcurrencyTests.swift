@@ -8,7 +8,7 @@ struct ConcurrencyTests {
         let store = AlertStore()
         let alert = try await store.create(AlertDraft(title: "Race", buttons: plain("Cancel", "A", "B"),
                                                       fields: [FieldSpec(text: "t")]))
-        let waiter = Task { try await store.waitForResolution(of: alert.id, timeout: .seconds(5)) }
+        let waiter = Task { try await store.waitForResolution(of: alert.id, timeout: .seconds(60)) }
         let outcomes = await withTaskGroup(of: Result<AlertResult, AlertStoreError>.self) { group in
             for task in 0..<24 {
                 group.addTask {

@@ -55,11 +55,8 @@ struct InlineStoreTests {
         // over, the store is idle and inline work runs. Over is a moment after the last job returned: the thread
         // that ran `statistics` gives the executor back only after it resumed this task, which may run first
         // (under ThreadSanitizer it often did). A store that stayed busy would fail here.
-        var ranAfter = false
-        let deadline = ContinuousClock.now + TestTime.bound(.seconds(1))
-        while !ranAfter, ContinuousClock.now < deadline {
-            ranAfter = try store.now { store throws(AlertStoreError) in try store.create(draft(title: "after")) } != nil
-            if !ranAfter { try await Task.sleep(for: .milliseconds(1)) }
+        let ranAfter = try await TestTime.until(every: .milliseconds(1)) {
+            try store.now { store throws(AlertStoreError) in try store.create(draft(title: "after")) } != nil
         }
         #expect(ranAfter, "the store stayed busy after the storm")
     }
@@ -68,8 +65,8 @@ struct InlineStoreTests {
     func wakesWaiters() async throws {
         let store = AlertStore()
         let alert = try await store.create(draft([.init(title: "No"), .init(title: "Yes")]))
-        let waiter = Task { try await store.waitForResolution(of: alert.id, timeout: .seconds(10)) }
-        try await Task.sleep(for: .milliseconds(50))
+        let waiter = Task { try await store.waitForResolution(of: alert.id, timeout: .seconds(60)) }
+        #expect(await TestTime.until { await store.statistics.waiters == 1 }, "the waiter never waited")
         let answered = try store.now { store throws(AlertStoreError) in
             try store.answer(alert.id, with: AnswerDraft(choice: .title("Yes")))
         }
@@ -83,28 +80,33 @@ struct InlineStoreTests {
         let started = ContinuousClock.now
         let inner = store.now { _ in store.now { _ in 1 } }
         #expect(inner == .some(nil))
-        #expect(ContinuousClock.now - started < TestTime.bound(.milliseconds(100)))
+        #expect(ContinuousClock.now - started < TestTime.bound(.seconds(1)), "not a wait for its own work")
     }
 
     @Test("while an actor job runs, inline work is refused at once instead of waiting for the job")
     func refusedWhileJobRuns() async throws {
         let store = AlertStore()
         let running = Counter()
-        let job = Task {
+        let released = Counter()
+        let hold = 60.0
+        // The job blocks the thread that runs it: a thread of its own, never one of the cooperative pool.
+        let executor = ThreadExecutor()
+        defer { executor.stop() }
+        let job = Task(executorPreference: executor) {
             await store.run { @Sendable _ in
                 running.add()
-                usleep(600_000)  // a job that holds the store's executor for a long time
+                let end = ContinuousClock.now + .seconds(hold)  // holds the store until released, at most `hold`
+                while released.value == 0, ContinuousClock.now < end { usleep(1000) }
             }
         }
-        let deadline = ContinuousClock.now + TestTime.bound(.seconds(1))
-        while running.value == 0, ContinuousClock.now < deadline { usleep(1000) }
-        #expect(running.value == 1)
+        #expect(await TestTime.until { running.value == 1 }, "the job never started")
         let started = ContinuousClock.now
         let result = store.now { _ in 1 }
-        let waited = ContinuousClock.now - started
-        #expect(result == nil, "the store is busy with a job")
-        #expect(waited < TestTime.bound(.milliseconds(100)), "enter() gave up after \(waited), not at once")
+        let waited = (ContinuousClock.now - started) / .seconds(1)
+        released.add()
         await job.value
+        #expect(result == nil, "the store is busy with a job")
+        #expect(waited < TestTime.sooner(than: hold), "enter() gave up after \(waited) s, not at once")
     }
 }
 

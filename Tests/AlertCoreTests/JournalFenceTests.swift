@@ -50,9 +50,7 @@ final class Delivered<T: Sendable>: Sendable {
 
     /// Waits, bounded, until `count` values arrived.
     func wait(for count: Int) async throws {
-        let deadline = ContinuousClock.now + TestTime.bound(.seconds(5))
-        while all.count < count, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(1)) }
-        #expect(all.count >= count)
+        #expect(await TestTime.until(every: .milliseconds(1)) { all.count >= count }, "\(all.count) of \(count)")
     }
 }
 
@@ -104,10 +102,8 @@ struct JournalFenceTests {
         }
         // Both answers have run once the store stops holding the journal's turn for them: the winner's record is
         // held, and the loser's turn (no record) waits behind it.
-        let deadline = ContinuousClock.now + TestTime.bound(.seconds(5))
-        while !journal.held.contains(where: { if case .resolved = $0 { true } else { false } }),
-              ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(1))
+        _ = await TestTime.until(every: .milliseconds(1)) {
+            journal.held.contains { if case .resolved = $0 { true } else { false } }
         }
         #expect(await store.statistics.resolutions[.answered] == 1)
         #expect(woken.all.isEmpty)
@@ -160,8 +156,7 @@ struct JournalFenceTests {
         let replay = try await store.create(draft, idempotencyKey: "k")
         #expect(replay.replayed && replay.alert.id == first.id)
         // The overdue alert expires as soon as the timer runs: its record is event 9.
-        let deadline = ContinuousClock.now + TestTime.bound(.seconds(5))
-        while journal.held.isEmpty, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(2)) }
+        _ = await TestTime.until { !journal.held.isEmpty }
         guard case .resolved(let expired, 9)? = journal.held.first else {
             Issue.record("no expiry record: \(journal.held)")
             return

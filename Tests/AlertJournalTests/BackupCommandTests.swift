@@ -21,7 +21,7 @@ struct BackupCommandTests {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
         let data = directory.file("data")
-        let (journal, _) = try open(data)
+        let (journal, _) = try await open(data)
         defer { journal.close() }
         #expect(await journal.commit([.created(fullAlert(1), event: 1, idempotency: nil)]) == nil)
 
@@ -33,7 +33,7 @@ struct BackupCommandTests {
         let restored = directory.file("restored")
         try FileManager.default.createDirectory(atPath: restored, withIntermediateDirectories: false)
         try FileManager.default.copyItem(atPath: file, toPath: restored + "/alertd.sqlite3")
-        #expect(try image(restored).alerts == [fullAlert(1)])
+        #expect(try await image(restored).alerts == [fullAlert(1)])
     }
 
     @Test func aDirWithoutAJournalOrAMissingFileIsAnError() async throws {

@@ -10,7 +10,7 @@ struct FailureTests {
     @Test func aFullDiskFailsTheBatchAndEveryLaterAppend() async throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
-        let (journal, _) = try open(directory.path, maxPageCount: 12)
+        let (journal, _) = try await open(directory.path, maxPageCount: 12)
         let kept = plainAlert(1)
         #expect(await journal.commit([.created(kept, event: 1, idempotency: nil)]) == nil)
 
@@ -26,7 +26,7 @@ struct FailureTests {
         #expect(await journal.commit([.dropped(sequence: 1)]) == failure)
         journal.close()
 
-        let restored = try image(directory.path)
+        let restored = try await image(directory.path)
         #expect(restored.alerts == [kept])
         #expect(restored.changeIndex == 1)
         #expect(restored.nextSequence == 2)
@@ -35,7 +35,7 @@ struct FailureTests {
     @Test func everyAppendQueuedBehindAFailedBatchGetsTheFailure() async throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
-        let (journal, _) = try open(directory.path, maxPageCount: 12)
+        let (journal, _) = try await open(directory.path, maxPageCount: 12)
         defer { journal.close() }
         let big = String(repeating: "x", count: 5000)
         let failures = await withTaskGroup(of: JournalFailure?.self) { group in

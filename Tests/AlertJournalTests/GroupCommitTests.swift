@@ -10,7 +10,7 @@ struct GroupCommitTests {
     @Test func concurrentAppendsShareTransactionsAndCommitInOrder() async throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
-        let (journal, _) = try open(directory.path)
+        let (journal, _) = try await open(directory.path)
         defer { journal.close() }
         let observed = Shared((commits: 0, appends: 0, records: 0))
         journal.observeCommits { commit in
@@ -52,7 +52,7 @@ struct GroupCommitTests {
         #expect(UInt64(seen.appends) == total + 1)
 
         journal.close()
-        let restored = try image(directory.path)
+        let restored = try await image(directory.path)
         #expect(restored.alerts.map(\.sequence) == Array(1...total))
         #expect(restored.changeIndex == total)
         #expect(restored.nextSequence == total + 1)
@@ -61,7 +61,7 @@ struct GroupCommitTests {
     @Test func closeCommitsWhatIsQueuedAndLaterAppendsFail() async throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
-        let (journal, _) = try open(directory.path)
+        let (journal, _) = try await open(directory.path)
         let results = Shared([JournalFailure?]())
         for sequence in UInt64(1)...50 {
             journal.append([.created(plainAlert(sequence), event: sequence, idempotency: nil)]) { failure in
@@ -72,6 +72,6 @@ struct GroupCommitTests {
         #expect(results.value == Array(repeating: nil, count: 50))
         #expect(await journal.commit([.created(plainAlert(51), event: 51, idempotency: nil)])?.reason
             == "the journal is closed")
-        #expect(try image(directory.path).alerts.count == 50)
+        #expect(try await image(directory.path).alerts.count == 50)
     }
 }

@@ -9,8 +9,8 @@ struct OpenErrorTests {
     @Test func aDataDirHeldByAnotherJournalIsRefusedNamingTheHolder() async throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
-        let (holder, _) = try open(directory.path)
-        let error = openError(directory.path)
+        let (holder, _) = try await open(directory.path)
+        let error = await openError(directory.path, held: true)
         #expect(error?.reason == .locked(pid: getpid()))
         #expect(error?.description.contains("in use by process \(getpid())") == true)
         #expect(error?.description.contains(directory.path) == true)
@@ -18,28 +18,28 @@ struct OpenErrorTests {
         #expect(await holder.commit([.created(plainAlert(1), event: 1, idempotency: nil)]) == nil)
         holder.close()
         // Once it is closed the directory opens, with what the holder wrote.
-        #expect(try image(directory.path).alerts == [plainAlert(1)])
+        #expect(try await image(directory.path).alerts == [plainAlert(1)])
     }
 
-    @Test func aNewerSchemaIsRefusedAndLeftAsItIs() throws {
+    @Test func aNewerSchemaIsRefusedAndLeftAsItIs() async throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
-        _ = try image(directory.path)
+        _ = try await image(directory.path)
         let database = directory.file("alertd.sqlite3")
         rawSQL(database, "PRAGMA user_version = 99")
-        let error = openError(directory.path)
+        let error = await openError(directory.path)
         #expect(error?.reason == .newerSchema(found: 99, supported: 1))
         #expect(error?.description.contains("schema version 99") == true)
         #expect(rawSQL(database, "PRAGMA user_version") == 99)
     }
 
-    @Test func aFileThatIsNotADatabaseIsRefusedAndLeftUntouched() throws {
+    @Test func aFileThatIsNotADatabaseIsRefusedAndLeftUntouched() async throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
         let database = directory.file("alertd.sqlite3")
         let garbage = Data((0..<8192).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) })
         try garbage.write(to: URL(fileURLWithPath: database))
-        let error = openError(directory.path)
+        let error = await openError(directory.path)
         #expect(error?.reason == .corrupt)
         #expect(error?.description.contains("leaves it untouched") == true)
         #expect(try Data(contentsOf: URL(fileURLWithPath: database)) == garbage)
@@ -49,7 +49,7 @@ struct OpenErrorTests {
     @Test func aDamagedJournalIsRefusedNotStartedEmpty() async throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
-        let (journal, _) = try open(directory.path)
+        let (journal, _) = try await open(directory.path)
         let records = (UInt64(1)...200).map { JournalRecord.created(plainAlert($0, message: "m"), event: $0, idempotency: nil) }
         #expect(await journal.commit(records) == nil)
         journal.close()
@@ -62,49 +62,49 @@ struct OpenErrorTests {
         try handle.close()
         let damaged = try Data(contentsOf: URL(fileURLWithPath: database))
 
-        #expect(openError(directory.path)?.reason == .corrupt)
+        #expect(await openError(directory.path)?.reason == .corrupt)
         #expect(try Data(contentsOf: URL(fileURLWithPath: database)) == damaged)
     }
 
-    @Test func anotherProgramsDatabaseIsRefused() throws {
+    @Test func anotherProgramsDatabaseIsRefused() async throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
         let database = directory.file("alertd.sqlite3")
         rawSQL(database, "CREATE TABLE notes (text TEXT); INSERT INTO notes VALUES ('mine')")
-        let error = openError(directory.path)
+        let error = await openError(directory.path)
         #expect(error?.reason == .foreign)
         #expect(rawSQL(database, "SELECT count(*) FROM notes") == 1)
     }
 
-    @Test func aDataDirThatCannotBeCreatedIsRefused() throws {
+    @Test func aDataDirThatCannotBeCreatedIsRefused() async throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
         let file = directory.file("a-file")
         #expect(FileManager.default.createFile(atPath: file, contents: Data("x".utf8)))
-        let error = openError(file + "/data")
+        let error = await openError(file + "/data")
         #expect(error?.reason == .directory)
         #expect(error?.description.contains("cannot create the data directory \(file)/data: Not a directory") == true)
-        #expect(openError(file)?.description.contains("is not a directory") == true)
+        #expect(await openError(file)?.description.contains("is not a directory") == true)
     }
 
     @Test(.enabled(if: geteuid() != 0, "root writes in read-only directories"))
-    func aDataDirThatCannotBeWrittenIsRefused() throws {
+    func aDataDirThatCannotBeWrittenIsRefused() async throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
         let data = directory.file("data")
         try FileManager.default.createDirectory(atPath: data, withIntermediateDirectories: false)
         chmod(data, 0o500)
         defer { chmod(data, 0o700) }
-        let error = openError(data)
+        let error = await openError(data)
         #expect(error?.reason == .directory)
         #expect(error?.description.contains("cannot write in the data directory") == true)
     }
 
-    @Test func aMissingDataDirIsCreatedWithItsParents() throws {
+    @Test func aMissingDataDirIsCreatedWithItsParents() async throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
         let data = directory.file("a/b/data")
-        #expect(openError(data) == nil)
+        #expect(await openError(data) == nil)
         #expect(FileManager.default.fileExists(atPath: data + "/alertd.sqlite3"))
         let lock = try String(contentsOfFile: data + "/alertd.lock", encoding: .utf8)
         #expect(lock == "\(getpid())\n")

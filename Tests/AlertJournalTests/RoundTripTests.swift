@@ -6,24 +6,24 @@ import Testing
 /// What is committed comes back, equal, when the journal is opened again: what a restart restores.
 @Suite(.timeLimit(.minutes(1)))
 struct RoundTripTests {
-    @Test func aNewJournalIsEmptyWithAnEpochThatLastsAcrossOpens() throws {
+    @Test func aNewJournalIsEmptyWithAnEpochThatLastsAcrossOpens() async throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
-        let first = try image(directory.path)
+        let first = try await image(directory.path)
         #expect(first.alerts.isEmpty && first.events.isEmpty && first.idempotency.isEmpty)
         #expect(first.changeIndex == 0 && first.nextSequence == 1)
         #expect(first.epoch.count == 32 && first.epoch.allSatisfy { $0.isHexDigit && !$0.isUppercase })
-        #expect(try image(directory.path).epoch == first.epoch)
+        #expect(try await image(directory.path).epoch == first.epoch)
 
         let other = TemporaryDirectory()
         defer { other.remove() }
-        #expect(try image(other.path).epoch != first.epoch)
+        #expect(try await image(other.path).epoch != first.epoch)
     }
 
     @Test func everyRecordKindRoundTrips() async throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
-        let (journal, _) = try open(directory.path)
+        let (journal, _) = try await open(directory.path)
         let keyed = fullAlert(1)
         let anonymous = plainAlert(2)
         let answered = fullAlert(3, owner: nil)
@@ -68,7 +68,7 @@ struct RoundTripTests {
         #expect(failure == nil)
         journal.close()
 
-        let restored = try image(directory.path)
+        let restored = try await image(directory.path)
         #expect(restored.alerts == [keyed, anonymous, answerDelivered, dismissal, expiry])
         #expect(restored.changeIndex == 10)
         #expect(restored.nextSequence == 7)
@@ -94,7 +94,7 @@ struct RoundTripTests {
     @Test func theEventHistoryKeepsTheMostRecentEventsEqualToTheAppendedOnes() async throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
-        let (journal, _) = try open(directory.path, eventHistory: 3)
+        let (journal, _) = try await open(directory.path, eventHistory: 3)
         var events: [AlertEvent] = []
         for sequence in UInt64(1)...5 {
             let alert = plainAlert(sequence)
@@ -106,19 +106,19 @@ struct RoundTripTests {
         #expect(await journal.commit([.resolved(answer, event: 6)]) == nil)
         journal.close()
 
-        let restored = try image(directory.path, eventHistory: 3)
+        let restored = try await image(directory.path, eventHistory: 3)
         #expect(restored.events == Array(events.suffix(3)))
         #expect(restored.changeIndex == 6)
         // The alerts are all kept: only events are trimmed.
         #expect(restored.alerts.map(\.sequence) == [1, 2, 3, 4, 5])
         // Opening with a shorter history gives the most recent events only.
-        #expect(try image(directory.path, eventHistory: 2).events == Array(events.suffix(2)))
+        #expect(try await image(directory.path, eventHistory: 2).events == Array(events.suffix(2)))
     }
 
     @Test func aKeyWhoseAlertWasDroppedCanBeUsedAgain() async throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
-        let (journal, _) = try open(directory.path)
+        let (journal, _) = try await open(directory.path)
         let key = IdempotencyRecord(owner: "ci", key: "same", draft: AlertDraft(title: "one"))
         let again = IdempotencyRecord(owner: "ci", key: "same", draft: AlertDraft(title: "two"))
         #expect(await journal.commit([.created(plainAlert(1), event: 1, idempotency: key)]) == nil)
@@ -127,7 +127,8 @@ struct RoundTripTests {
             .created(plainAlert(2), event: 3, idempotency: again),
         ]) == nil)
         journal.close()
-        #expect(try image(directory.path).keyRows == [KeyRow(owner: "ci", key: "same", draft: again.draft, sequence: 2)])
+        let keyRows = try await image(directory.path).keyRows
+        #expect(keyRows == [KeyRow(owner: "ci", key: "same", draft: again.draft, sequence: 2)])
     }
 
     @Test func storedDatesFormatAsTheyWereServed() {

@@ -10,7 +10,7 @@ struct WALTests {
     @Test func theWALStaysBoundedOverManyBatchesAndIsEmptiedOnClose() async throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
-        let (journal, _) = try open(directory.path, eventHistory: 100)
+        let (journal, _) = try await open(directory.path, eventHistory: 100)
         let message = String(repeating: "m", count: 1000)
         var largestWAL: Int64 = 0
         var sequence: UInt64 = 0
@@ -40,7 +40,7 @@ struct WALTests {
         #expect(size < 2 << 20)
         let wal = try? FileManager.default.attributesOfItem(atPath: database + "-wal")[.size] as? Int
         #expect((wal ?? 0) == 0)
-        let restored = try image(directory.path, eventHistory: 100)
+        let restored = try await image(directory.path, eventHistory: 100)
         #expect(restored.alerts.isEmpty)
         #expect(restored.events.count == 100)
         #expect(restored.changeIndex == index)

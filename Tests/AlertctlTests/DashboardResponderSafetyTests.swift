@@ -145,11 +145,10 @@ struct DashboardResponderSafetyTests {
             #expect(screen.contains("https://example.com/xxx"), "a word wider than the screen keeps a line of its own")
             let links = ["\u{1B}]8;;\(url)\u{1B}\\", "\u{1B}]8;;\(huge)\u{1B}\\"]
             // The links follow the screen that shows them; poll the recording until they are there.
-            let deadline = ContinuousClock.now + .seconds(10)
             var recorded = output()
-            while !links.allSatisfy(recorded.contains), ContinuousClock.now < deadline {
-                try await Task.sleep(for: .milliseconds(40))
+            _ = await TestTime.until(every: .milliseconds(40)) {
                 recorded = output()
+                return links.allSatisfy(recorded.contains)
             }
             #expect(links.allSatisfy(recorded.contains), "\(recorded.suffix(2000))")
         }

@@ -87,7 +87,7 @@ struct DashboardTests {
             #expect(row("photos (1)") < row("Photo question"))
             // The blocking list query brings a new alert at once; nothing is typed meanwhile.
             _ = try await server.create(#"{"title":"Late arrival","presenter":"photos"}"#)
-            try await session.waitFor("Late arrival", "photos (2)", "4 pending", timeout: .seconds(5))
+            try await session.waitFor("Late arrival", "photos (2)", "4 pending")
         }
     }
 

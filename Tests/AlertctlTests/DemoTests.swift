@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTestSupport
 import Testing
 
 /// `alertctl demo`, the seeds' sample app, in a real terminal (tmux); its alerts answered over HTTP or from
@@ -16,12 +17,13 @@ struct DemoTests {
 
     /// Polls until one alert is pending for `presenter` and returns it as JSON.
     private func pendingAlert(_ server: AlertctlServer, presenter: String) async throws -> [String: Any] {
-        let deadline = ContinuousClock.now + .seconds(10)
-        while ContinuousClock.now < deadline {
+        var alert: [String: Any]?
+        _ = try await TestTime.until(every: .milliseconds(40)) {
             let (_, list) = try await server.request("GET", "/v1/alerts?presenter=\(presenter)")
-            if let alert = (list["alerts"] as? [[String: Any]])?.first { return alert }
-            try await Task.sleep(for: .milliseconds(40))
+            alert = (list["alerts"] as? [[String: Any]])?.first
+            return alert != nil
         }
+        if let alert { return alert }
         throw AlertctlTestError("no alert pending for presenter \(presenter)")
     }
 

@@ -1,4 +1,7 @@
 import AlertAPI
+import AlertJournal
+import Foundation
+import HTTPTestSupport
 
 /// A real alertd in the test process, on 127.0.0.1: what every integration test target starts.
 public enum TestAlertd {
@@ -23,11 +26,12 @@ public enum TestAlertd {
         try AlertdApp(configuration: configuration(port: port, configure))
     }
 
-    /// Starts a server, runs `body` with it, and shuts it down whether `body` throws or not.
+    /// Starts a server, runs `body` with it, and shuts it down whether `body` throws or not. A data dir that this
+    /// process closed a moment ago may still read as held by it (`JournalOpenError.isHeldByThisProcess`): that passes.
     public static func with(
         _ configure: (inout AlertdConfiguration) -> Void = { _ in }, _ body: (AlertdApp) async throws -> Void
     ) async throws {
-        let app = try start(configure)
+        let app = try await TestTime.retrying(while: JournalOpenError.isHeldByThisProcess) { try start(configure) }
         do {
             try await body(app)
         } catch {
@@ -35,5 +39,26 @@ public enum TestAlertd {
             throw error
         }
         await app.shutdown()
+    }
+}
+
+extension AlertdApp {
+    /// Waits (`TestTime.until`) until the store holds `count` waiters: long-polls, blocking queries and event
+    /// streams, as `/metrics` `alertd_waiters` counts them. How a test knows that the requests it started wait
+    /// before it acts, instead of sleeping and hoping.
+    /// - Returns: whether it did; the count it holds last.
+    public func waitForWaiters(_ count: Int) async -> (held: Bool, waiters: Int) {
+        let store = store
+        let held = await TestTime.until { await store.statistics.waiters == count }
+        return (held, await store.statistics.waiters)
+    }
+}
+
+extension JournalOpenError {
+    /// Whether `error` says that this very process holds the data dir. Right after this process closed a journal,
+    /// that passes by itself: a child that another test spawned at that moment holds a copy of the lock's open file
+    /// (and with it the `flock`) from its fork until its exec closes it.
+    public static func isHeldByThisProcess(_ error: any Error) -> Bool {
+        (error as? JournalOpenError)?.reason == .locked(pid: getpid())
     }
 }

@@ -19,8 +19,7 @@ struct LifecycleTests {
             for response in [now, later, held, stream] {
                 #expect(response.headers["x-tag"] == "tagged", "on every response, whoever produced it")
             }
-            let started = ContinuousClock.now
-            try await poll(while: { probe.ends.count < 4 }, since: started, upTo: TestTime.bound(.seconds(5)))
+            _ = await TestTime.until { probe.ends.count >= 4 }
             let ends = probe.ends
             #expect(ends["/now"]?.status == 200 && ends["/now"]?.bodyBytes == 3)
             #expect(ends["/later"]?.status == 202 && ends["/later"]?.bodyBytes == 5)
@@ -37,9 +36,7 @@ struct LifecycleTests {
         let probe = LifecycleProbe()
         let server = try startTestServer(handler: probe)
         async let never = RawHTTP.exchange(RawHTTP.request("GET", "/never"), port: server.port, timeout: 10)
-        let started = ContinuousClock.now
-        try await poll(while: { server.suspendedRequests == 0 }, since: started, upTo: TestTime.bound(.seconds(5)),
-                       every: .milliseconds(5))
+        _ = await TestTime.until { server.suspendedRequests > 0 }
         await server.shutdown(grace: .milliseconds(200))
         let response = try await never
         #expect(response.status == 503)

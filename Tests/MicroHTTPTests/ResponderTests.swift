@@ -12,7 +12,7 @@ struct ResponderTests {
         let probe = ResponderProbe()
         try await withEchoServer(handler: probe) { server in
             let requests = (0..<5).map { _ in RawHTTP.persistentRequest("GET", "/later?delay=\(delay)") }
-            let responses = try await RawHTTP.keepAlive(requests, port: server.port, timeout: 10)
+            let responses = try await RawHTTP.keepAlive(requests, port: server.port, timeout: 30)
             #expect(responses.map(\.text) == Array(repeating: "first", count: 5), "the second respond is ignored")
             #expect(responses.allSatisfy { $0.headers["x-tagged"] == "yes" }, "headers added in handle go on it")
             #expect(server.suspendedRequests == 0)
@@ -23,7 +23,7 @@ struct ResponderTests {
     func answeredInside() async throws {
         try await withEchoServer(handler: ResponderProbe()) { server in
             let requests = (0..<3).map { _ in RawHTTP.persistentRequest("GET", "/inside") }
-            let responses = try await RawHTTP.keepAlive(requests, port: server.port, timeout: 10)
+            let responses = try await RawHTTP.keepAlive(requests, port: server.port, timeout: 30)
             #expect(responses.map(\.text) == ["inside", "inside", "inside"])
         }
     }
@@ -31,7 +31,7 @@ struct ResponderTests {
     @Test("a responder may answer with deferred work")
     func answeredWithDeferred() async throws {
         try await withEchoServer(handler: ResponderProbe()) { server in
-            let response = try await RawHTTP.exchange(RawHTTP.request("GET", "/nested"), port: server.port, timeout: 10)
+            let response = try await RawHTTP.exchange(RawHTTP.request("GET", "/nested"), port: server.port, timeout: 30)
             #expect(response.text == "nested")
             #expect(server.suspendedRequests == 0)
         }
@@ -45,16 +45,13 @@ struct ResponderTests {
                 try wire.send("GET /held HTTP/1.1\r\nHost: x\r\n\r\n")
                 return wire
             }
-            let watch = ContinuousClock.now
-            try await poll(while: { server.suspendedRequests == 0 }, since: watch, upTo: TestTime.bound(.seconds(5)),
-                                   every: .milliseconds(5))
+            #expect(await TestTime.until { server.suspendedRequests == 1 })
             let responder = try #require(probe.held)
             #expect(!responder.isCancelled)
             wire.hangUp()
-            let hungUp = ContinuousClock.now
-            try await poll(while: { probe.cancelled == 0 }, since: hungUp, upTo: TestTime.bound(.seconds(3)))
-            #expect(probe.cancelled == 1, "noticed by the watchdog within about half a second")
+            #expect(await TestTime.until { probe.cancelled == 1 }, "noticed by the watchdog (about half a second)")
             #expect(responder.isCancelled)
+            // Something that must not happen: give the watchdog (every 500 ms) a pass or two to do it.
             try await Task.sleep(for: .milliseconds(700))
             #expect(probe.cancelled == 1, "once, though the watchdog passes again")
             let late = Counter()
@@ -63,8 +60,7 @@ struct ResponderTests {
             #expect(server.suspendedRequests == 1, "still suspended: the application answers")
             responder.respond(.response(.text(200, "gone")))
             probe.releaseHeld()
-            try await poll(while: { server.suspendedRequests > 0 }, since: hungUp, upTo: TestTime.bound(.seconds(3)))
-            #expect(server.suspendedRequests == 0)
+            #expect(await TestTime.until { server.suspendedRequests == 0 })
         }
     }
 
@@ -72,8 +68,8 @@ struct ResponderTests {
     func shutdownAnswers() async throws {
         let probe = ResponderProbe()
         let server = try startTestServer(handler: probe)
-        async let held = RawHTTP.exchange(RawHTTP.request("GET", "/held"), port: server.port, timeout: 10)
-        while server.suspendedRequests == 0 { try await Task.sleep(for: .milliseconds(5)) }
+        async let held = RawHTTP.exchange(RawHTTP.request("GET", "/held"), port: server.port, timeout: 30)
+        #expect(await TestTime.until { server.suspendedRequests == 1 })
         await server.shutdown(grace: .milliseconds(200))
         let response = try await held
         #expect(response.status == 503)
@@ -91,10 +87,8 @@ struct ResponderTests {
             let response = try await RawHTTP.exchange(RawHTTP.request("GET", "/later?delay=5"), port: server.port)
             #expect(response.text == "first")
             #expect(probe.cancelled == 0)
-            let answered = ContinuousClock.now
-            try await poll(while: { probe.tokensAlive > 0 }, since: answered, upTo: TestTime.bound(.seconds(2)),
-                                   every: .milliseconds(5))
-            #expect(probe.tokensAlive == 0, "the cancel handler's captures are gone once the request is answered")
+            #expect(await TestTime.until { probe.tokensAlive == 0 },
+                    "the cancel handler's captures are gone once the request is answered")
         }
     }
 }

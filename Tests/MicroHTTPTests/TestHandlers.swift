@@ -65,13 +65,17 @@ func withEchoServer(
     await server.shutdown(grace: .seconds(1))
 }
 
-/// Sleeps `interval` at a time while `condition` holds, until `bound` has passed since `start`; the
-/// caller then checks what it waited for.
-func poll(
-    while condition: () -> Bool, since start: ContinuousClock.Instant = .now, upTo bound: Duration,
-    every interval: Duration = .milliseconds(10)
-) async throws {
-    while condition(), ContinuousClock.now - start < bound {
-        try await Task.sleep(for: interval)
+/// The idle timeout (and head timeout) of the servers in tests that compare a refusal "at once", or at a shorter
+/// deadline, with it (`TestTime.sooner(than:)`): long, so that a loaded machine cannot be mistaken for a timeout.
+let idleTimeout = 60.0
+
+/// Sets the idle and head timeouts to `idleTimeout`, then applies `configure`.
+func withLongTimeouts(
+    _ configure: @escaping (inout HTTPServerConfiguration) -> Void = { _ in }
+) -> (inout HTTPServerConfiguration) -> Void {
+    { configuration in
+        configuration.idleTimeout = Int(idleTimeout)
+        configuration.headerTimeout = Int(idleTimeout)
+        configure(&configuration)
     }
 }

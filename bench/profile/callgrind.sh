@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Instruction profiles (valgrind --tool=callgrind) of alertd per request, next to the C baseline.
-# Not part of `make bench`: run it by hand, about 3 minutes. See docs/PERFORMANCE.md,
+# Not part of `make bench`: run it by hand, about 3 minutes. See bench/results/HISTORY.md,
 # "Where the time goes".
 #
 #   bench/profile/callgrind.sh [scenario...]     scenarios: baseline healthz get post (default: all)
@@ -14,7 +14,7 @@
 # 10 s of `wrk -t1 -c8`, then print bench/profile/callgrind_summary.py per request. Note that
 # callgrind counts each byte of libmicrohttpd's 64 KiB `memset` per request as an instruction;
 # the summary shows it apart. Ir is not time: kernel work (TCP, futex wake-ups, context switches)
-# is invisible here; see the perf figures in docs/PERFORMANCE.md for that.
+# is invisible here; see the perf figures in bench/results/HISTORY.md for that.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)

@@ -52,6 +52,20 @@ final class AlertdProcess: Sendable {
         child.send(signal)
     }
 
+    /// Waits until its store holds `count` waiters (`/metrics` `alertd_waiters`); fails the test when it never does.
+    /// - Parameter token: an admin token, when alertd requires one for `/metrics`.
+    func waitForWaiters(_ count: Int, token: String? = nil, sourceLocation: SourceLocation = #_sourceLocation) async {
+        let headers = token.map { [("Authorization", "Bearer \($0)")] } ?? []
+        var gauge = "(no answer)"
+        let held = await TestTime.until(every: .milliseconds(20)) {
+            let metrics = try? await RawHTTP.exchange(RawHTTP.request("GET", "/metrics", headers: headers), port: port)
+            let line = metrics?.text.split(separator: "\n").first { $0.hasPrefix("alertd_waiters ") }
+            gauge = line.map(String.init) ?? gauge
+            return gauge == "alertd_waiters \(count)"
+        }
+        if !held { Issue.record("alertd never held \(count) waiters: \(gauge)", sourceLocation: sourceLocation) }
+    }
+
     /// Waits for the process to exit (at most `timeout` seconds) and returns its status.
     func exitStatus(timeout: Double) async throws -> Int32 {
         guard let status = await child.wait(timeout: timeout) else {

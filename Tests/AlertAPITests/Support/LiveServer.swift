@@ -52,6 +52,15 @@ struct LiveServer {
     func answer(_ id: String, _ body: String) async throws -> WireResponse {
         try await post("/v1/alerts/\(id)/response", body)
     }
+
+    // MARK: observing
+
+    /// Waits until the store holds `count` waiters (long-polls, blocking queries and event streams: `/metrics`
+    /// `alertd_waiters`): how a test knows the requests it started wait before it acts, without sleeping.
+    func waitForWaiters(_ count: Int, sourceLocation: SourceLocation = #_sourceLocation) async {
+        let (held, waiters) = await app.waitForWaiters(count)
+        #expect(held, "the store never held \(count) waiters (it holds \(waiters))", sourceLocation: sourceLocation)
+    }
 }
 
 extension WireResponse {

@@ -131,14 +131,9 @@ final class WebhookReceiver: @unchecked Sendable {
         state.withLock { $0.requests }
     }
 
-    /// Waits until at least `count` requests arrived (or `timeout` seconds pass).
-    func waitForRequests(_ count: Int, timeout: Double = 15) async throws -> [Request] {
-        let deadline = ContinuousClock.now + .seconds(timeout)
-        while ContinuousClock.now < deadline {
-            let received = requests
-            if received.count >= count { return received }
-            try await Task.sleep(for: .milliseconds(20))
-        }
+    /// Waits until at least `count` requests arrived (or `timeout` seconds, stretched by `TestTime`, pass).
+    func waitForRequests(_ count: Int, timeout: Double = 30) async throws -> [Request] {
+        _ = await TestTime.until(timeout, every: .milliseconds(20)) { requests.count >= count }
         return requests
     }
 

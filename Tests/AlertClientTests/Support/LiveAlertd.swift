@@ -2,6 +2,7 @@ import AlertAPI
 import AlertClient
 import AlertdTestSupport
 import Foundation
+import HTTPTestSupport
 import Locking
 import Testing
 
@@ -15,6 +16,12 @@ struct LiveAlertd {
     /// A client for this server; `pollWait` short so tests see long-poll time-outs.
     func client(pollWait: Int = 60) -> AlertClient {
         AlertClient(baseURL: url, pollWait: pollWait)
+    }
+
+    /// Waits until the store holds `count` waiters (`AlertdApp.waitForWaiters`); fails the test when it never does.
+    func waitForWaiters(_ count: Int, sourceLocation: SourceLocation = #_sourceLocation) async {
+        let (held, waiters) = await app.waitForWaiters(count)
+        #expect(held, "the store never held \(count) waiters (it holds \(waiters))", sourceLocation: sourceLocation)
     }
 
     /// Starts a server on `port` (0: any free port).
@@ -33,23 +40,15 @@ let loginInput = AlertInput(
     title: "Login", message: "Enter your credentials", buttons: ["Cancel", "Log in"],
     fields: [FieldInput(placeholder: "Username"), FieldInput(placeholder: "Password", secure: true)])
 
-/// Polls `condition` every 20 ms for at most `timeout`; true once it holds.
-func eventually(timeout: Duration = .seconds(10), _ condition: () async throws -> Bool) async rethrows -> Bool {
-    let deadline = ContinuousClock.now + timeout
-    while ContinuousClock.now < deadline {
-        if try await condition() { return true }
-        try? await Task.sleep(for: .milliseconds(20))
-    }
-    return try await condition()
-}
-
 /// Waits until `client` sees the only pending alert for `presenter` and returns it.
 func pendingAlert(_ client: AlertClient, presenter: String = "root") async throws -> RemoteAlert {
-    for _ in 0..<500 {
-        if let alert = try await client.list(presenter: presenter).alerts.first { return alert }
-        try await Task.sleep(for: .milliseconds(20))
+    var found: RemoteAlert?
+    _ = try await TestTime.until(every: .milliseconds(20)) {
+        found = try await client.list(presenter: presenter).alerts.first
+        return found != nil
     }
-    throw TestFailure("no pending alert for \(presenter)")
+    guard let found else { throw TestFailure("no pending alert for \(presenter)") }
+    return found
 }
 
 /// A failure with a message.

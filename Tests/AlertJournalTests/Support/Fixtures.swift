@@ -1,6 +1,7 @@
 import AlertCore
 import AlertJournal
 import Foundation
+import HTTPTestSupport
 
 /// A date the journal keeps as it is (whole milliseconds), `seconds` after 2026-01-01.
 func stored(_ seconds: Double) -> Date {
@@ -81,25 +82,39 @@ extension SQLiteJournal {
     }
 }
 
-/// The error `open` throws, or nil (closing what it opened).
-func openError(_ directory: String, eventHistory: Int = 100) -> JournalOpenError? {
-    do throws(JournalOpenError) {
-        let (journal, _) = try SQLiteJournal.open(directory: directory, eventHistory: eventHistory)
+/// The error `open` throws, or nil (closing what it opened). A lock held by this process is waited out as `open`
+/// does, unless `held` says the test holds it itself.
+func openError(_ directory: String, eventHistory: Int = 100, held: Bool = false) async -> JournalOpenError? {
+    do {
+        let (journal, _) = try await TestTime.retrying(while: { !held && isHeldByThisProcess($0) }) {
+            try SQLiteJournal.open(directory: directory, eventHistory: eventHistory)
+        }
         journal.close()
         return nil
     } catch {
-        return error
+        return error as? JournalOpenError
     }
 }
 
-/// Opens the journal in `directory`, or records an issue and returns nil.
-func open(_ directory: String, eventHistory: Int = 100, maxPageCount: Int? = nil) throws -> (SQLiteJournal, StoreImage) {
-    try SQLiteJournal.open(directory: directory, eventHistory: eventHistory, maxPageCount: maxPageCount)
+/// Whether `error` says that this process holds the data dir. Right after this process closed a journal, that passes:
+/// a child that another test spawned at that moment holds a copy of the lock's open file (and with it the `flock`)
+/// from its fork until its exec.
+func isHeldByThisProcess(_ error: any Error) -> Bool {
+    (error as? JournalOpenError)?.reason == .locked(pid: getpid())
+}
+
+/// Opens the journal in `directory`, waiting out a lock that reads as held by this process (`isHeldByThisProcess`).
+func open(_ directory: String, eventHistory: Int = 100, maxPageCount: Int? = nil) async throws
+    -> (SQLiteJournal, StoreImage)
+{
+    try await TestTime.retrying(while: isHeldByThisProcess) {
+        try SQLiteJournal.open(directory: directory, eventHistory: eventHistory, maxPageCount: maxPageCount)
+    }
 }
 
 /// The image the journal in `directory` holds now (opening and closing it).
-func image(_ directory: String, eventHistory: Int = 100) throws -> StoreImage {
-    let (journal, image) = try open(directory, eventHistory: eventHistory)
+func image(_ directory: String, eventHistory: Int = 100) async throws -> StoreImage {
+    let (journal, image) = try await open(directory, eventHistory: eventHistory)
     journal.close()
     return image
 }

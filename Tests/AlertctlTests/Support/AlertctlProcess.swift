@@ -53,14 +53,12 @@ final class AlertctlProcess: Sendable {
     /// Standard output so far.
     var stdoutSoFar: String { child.standardOutput }
 
-    /// Waits until standard output contains `text` (at most `timeout`).
-    func waitForOutput(containing text: String, timeout: Duration = .seconds(15)) async throws {
-        let deadline = ContinuousClock.now + timeout
-        while !stdoutSoFar.contains(text) {
-            guard ContinuousClock.now < deadline else {
-                throw AlertctlTestError("no '\(text)' in alertctl's output within \(timeout): \(stdoutSoFar)")
-            }
-            try await Task.sleep(for: .milliseconds(20))
+    /// Waits until standard output (or, with `errors`, standard error) contains `text` (at most `timeout` seconds,
+    /// stretched by `TestTime`).
+    func waitForOutput(containing text: String, errors: Bool = false, timeout: Double = 15) async throws {
+        let read = { errors ? self.child.standardError : self.child.standardOutput }
+        guard await TestTime.until(timeout, every: .milliseconds(20), { read().contains(text) }) else {
+            throw AlertctlTestError("no '\(text)' in alertctl's output within \(timeout) s: \(read())")
         }
     }
 
@@ -74,8 +72,7 @@ final class AlertctlProcess: Sendable {
 
     /// Waits for the exit (at most `timeout`) and returns the output.
     func finish(timeout: Duration = .seconds(30)) async throws -> AlertctlOutput {
-        let seconds = Double(timeout.components.seconds) + Double(timeout.components.attoseconds) * 1e-18
-        guard let status = await child.wait(timeout: seconds) else {
+        guard let status = await child.wait(timeout: TestTime.bound(timeout / .seconds(1))) else {
             throw AlertctlTestError("alertctl still running after \(timeout): \(stdoutSoFar)")
         }
         return AlertctlOutput(status: status, stdout: child.standardOutput, stderr: child.standardError)

@@ -31,6 +31,12 @@ struct AlertctlServer {
         try AlertctlProcess(["--url", url] + arguments)
     }
 
+    /// Waits until the store holds `count` waiters (`AlertdApp.waitForWaiters`); fails the test when it never does.
+    func waitForWaiters(_ count: Int, sourceLocation: SourceLocation = #_sourceLocation) async {
+        let (held, waiters) = await app.waitForWaiters(count)
+        #expect(held, "the store never held \(count) waiters (it holds \(waiters))", sourceLocation: sourceLocation)
+    }
+
     // MARK: HTTP, bypassing alertctl
 
     /// Sends a request; returns the status and the body parsed as a JSON object (empty when it is not one).
@@ -51,7 +57,7 @@ struct AlertctlServer {
     /// Waits until one alert is pending and returns its id (`process` posted it; if it exits first, its output is
     /// the error).
     func pendingID(of process: AlertctlProcess? = nil, timeout: Duration = .seconds(30)) async throws -> String {
-        let deadline = ContinuousClock.now + timeout
+        let deadline = ContinuousClock.now + TestTime.bound(timeout)
         while ContinuousClock.now < deadline {
             if let process, !process.isRunning {
                 throw AlertctlTestError("alertctl ended before posting: \(try await process.finish())")

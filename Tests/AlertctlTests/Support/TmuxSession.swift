@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTestSupport
 import Locking
 import Testing
 
@@ -141,7 +142,7 @@ final class TmuxSession: Sendable {
         window: String = mainWindow, escapes: Bool = false, timeout: Duration = .seconds(10),
         _ what: String, _ predicate: (String) -> Bool
     ) async throws -> String {
-        let deadline = ContinuousClock.now + timeout
+        let deadline = ContinuousClock.now + TestTime.bound(timeout)
         var screen = ""
         while ContinuousClock.now < deadline {
             screen = try await capture(window: window, escapes: escapes)
@@ -193,7 +194,7 @@ final class TmuxSession: Sendable {
 
     /// Polls until the window's program exits; returns its status.
     func waitForExit(window: String = mainWindow, timeout: Duration = .seconds(10)) async throws -> Int32 {
-        let deadline = ContinuousClock.now + timeout
+        let deadline = ContinuousClock.now + TestTime.bound(timeout)
         while ContinuousClock.now < deadline {
             if let status = try await exitStatus(window: window) { return status }
             try await Task.sleep(for: .milliseconds(40))
