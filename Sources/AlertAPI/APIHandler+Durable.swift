@@ -15,7 +15,7 @@ extension APIHandler {
     ) -> HTTPReply {
         let pending = PendingResponse()
         store.perform(work) { outcome, failure in
-            if let failure { return pending.deliver(Problem(AlertStoreError.unavailable(failure.reason)).response) }
+            if let failure { return pending.deliver(Problem(failure).response) }
             switch outcome {
             case .success(let value): pending.deliver(respond(value))
             case .failure(let error): pending.deliver(problem(error).response)
@@ -47,7 +47,7 @@ extension APIHandler {
     func durable(_ response: HTTPResponse, showing alert: Alert) -> HTTPReply {
         let pending = PendingResponse()
         store.whenDurable(alert.sequence) { failure in
-            pending.deliver(failure.map { Problem(AlertStoreError.unavailable($0.reason)).response } ?? response)
+            pending.deliver(failure.map { Problem($0).response } ?? response)
         }
         return pending.reply()
     }

@@ -23,7 +23,7 @@ extension APIHandler {
                 case .alert(let alert): responder.respond(.response(render(alert)))
                 case .index, .notFound: responder.respond(.response(Problem(AlertStoreError.notFound(id)).response))
                 case .shuttingDown: responder.respond(.response(Problem.shuttingDown.response))
-                case .unavailable: responder.respond(.response(Problem.writeFailed(store).response))
+                case .unavailable(let failure): responder.respond(.response(Problem(failure).response))
                 }
             }
             Self.register(responder, on: store) { store throws(AlertStoreError) in
@@ -43,11 +43,11 @@ extension APIHandler {
                 switch outcome {
                 case .index, .alert, .notFound: break
                 case .shuttingDown: return responder.respond(.response(Problem.shuttingDown.response))
-                case .unavailable: return responder.respond(.response(Problem.writeFailed(store).response))
+                case .unavailable(let failure): return responder.respond(.response(Problem(failure).response))
                 }
                 // Read once everything it may show is durable, like any list.
                 store.perform({ store in store.visibleList(query) }) { outcome, failure in
-                    let response = failure.map { Problem(AlertStoreError.unavailable($0.reason)).response }
+                    let response = failure.map { Problem($0).response }
                         ?? Self.listResponse(outcome.get())
                     responder.respond(.response(response))
                 }
@@ -114,12 +114,5 @@ extension APIHandler {
     private static func cancel(_ ticket: WaiterTicket, on store: AlertStore) {
         guard store.now({ $0.cancelWaiter(ticket) }) == nil else { return }
         Task { await store.cancelWaiter(ticket) }
-    }
-}
-
-extension Problem {
-    /// 503: the store's journal failed, so the store takes no writes and cannot show what it did not commit.
-    static func writeFailed(_ store: AlertStore) -> Problem {
-        Problem(AlertStoreError.unavailable(store.writeFailure?.reason ?? "the journal failed"))
     }
 }

@@ -27,3 +27,11 @@ extension Problem {
         }
     }
 }
+
+extension Problem {
+    /// 503 `write-failed`: the change could not be made durable (the journal failed, or the database is
+    /// unreachable), so nothing of the request was acknowledged.
+    init(_ failure: JournalFailure) {
+        self.init(AlertStoreError.unavailable(failure.reason))
+    }
+}

@@ -13,7 +13,7 @@ extension AlertStore {
     /// Wakes a waiter once the turn that woke it is durable; with the journal's failure, as `unavailable`.
     func wake(_ waiter: Waiter, _ outcome: WaitOutcome) {
         let wake = waiter.wake
-        afterCommit { failure in wake(failure == nil ? outcome : .unavailable) }
+        afterCommit { failure in wake(failure.map(WaitOutcome.unavailable) ?? outcome) }
     }
 
     /// Marks an alert as changed by this turn; call before the change is written to the table.

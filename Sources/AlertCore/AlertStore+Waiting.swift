@@ -24,7 +24,7 @@ extension AlertStore {
         case .alert(let alert): return alert
         case .index, .notFound: throw .notFound(id)
         case .shuttingDown: throw .shuttingDown
-        case .unavailable: throw .unavailable(writeFailure?.reason ?? "the journal failed")
+        case .unavailable(let failure): throw .unavailable(failure.reason)
         }
     }
 
@@ -50,7 +50,7 @@ extension AlertStore {
         case .index(let current): return current
         case .alert, .notFound: return visibleIndex
         case .shuttingDown: throw .shuttingDown
-        case .unavailable: throw .unavailable(writeFailure?.reason ?? "the journal failed")
+        case .unavailable(let failure): throw .unavailable(failure.reason)
         }
     }
 
@@ -74,7 +74,7 @@ extension AlertStore {
         defer { endTurn() }
         let (sequence, alert) = try record(id)
         if alert.result != nil || timeout <= .zero {
-            afterCommit { failure in wake(failure == nil ? .alert(alert) : .unavailable) }
+            afterCommit { failure in wake(failure.map(WaitOutcome.unavailable) ?? .alert(alert)) }
             return .answered
         }
         if isShutDown { throw .shuttingDown }
@@ -99,7 +99,7 @@ extension AlertStore {
         defer { endTurn() }
         if changeIndex > index || timeout <= .zero {
             let current = changeIndex
-            afterCommit { failure in wake(failure == nil ? .index(current) : .unavailable) }
+            afterCommit { failure in wake(failure.map(WaitOutcome.unavailable) ?? .index(current)) }
             return .answered
         }
         if isShutDown { throw .shuttingDown }

@@ -9,5 +9,5 @@ public enum WaitOutcome: Sendable {
     /// The store shut down.
     case shuttingDown
     /// The change that would have woken the waiter could not be made durable (the journal failed).
-    case unavailable
+    case unavailable(JournalFailure)
 }
