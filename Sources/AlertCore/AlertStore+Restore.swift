@@ -14,6 +14,8 @@ extension AlertStore {
         func instant(_ date: Date) -> ContinuousClock.Instant {
             now + .milliseconds(Int64((date.timeIntervalSince(wallNow) * 1000).rounded()))
         }
+        records.reserveCapacity(image.alerts.count)
+        pendingQueue.reserveCapacity(image.alerts.count)
         var resolved: [Alert] = []
         for alert in image.alerts {
             _ = records.insertNew(alert)

@@ -70,6 +70,14 @@ final class AlertTable: Sendable {
         }
     }
 
+    /// Makes room for `count` alerts in all, so that filling the table (a restore) never rehashes it.
+    func reserveCapacity(_ count: Int) {
+        storage.withLock { storage in
+            storage.records.reserveCapacity(count)
+            storage.sequences.reserveCapacity(count)
+        }
+    }
+
     /// Adds a new alert unless its id is taken, in one lookup of the id.
     /// - Returns: false, changing nothing, when another alert has the id.
     func insertNew(_ alert: Alert) -> Bool {

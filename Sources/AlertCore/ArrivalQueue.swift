@@ -23,6 +23,11 @@ struct ArrivalQueue: Sendable {
         slots[head...].lazy.filter { $0 & Self.deadBit == 0 }
     }
 
+    /// Makes room for `count` live entries in all.
+    mutating func reserveCapacity(_ count: Int) {
+        slots.reserveCapacity(head + dead + count)
+    }
+
     /// Adds an entry; it must be greater than every entry added before.
     mutating func append(_ sequence: UInt64) {
         precondition(sequence < Self.deadBit && (slots.last.map { $0 & ~Self.deadBit < sequence } ?? true))

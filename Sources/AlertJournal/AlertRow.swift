@@ -74,7 +74,7 @@ enum AlertRow {
             presenter: statement.text(at: first + 3),
             animated: statement.int64(at: first + 8) != 0,
             buttons: try cache.buttons(statement.bytes(at: first + 9)),
-            fields: try AlertField.journalFields(statement.bytes(at: first + 10)),
+            fields: try cache.fields(statement.bytes(at: first + 10)),
             result: statement.isNull(at: first + 18) ? nil : try AlertResult(journal: statement.bytes(at: first + 18)),
             createdAt: JournalTime.date(statement.int64(at: first + 11)),
             expiresAt: statement.optionalInt64(at: first + 12).map(JournalTime.date),

@@ -5,20 +5,40 @@ import Glibc
 import Darwin
 #endif
 
-/// The buttons of the row read last, with their JSON: alerts in a row often share buttons (the same producer),
-/// and comparing bytes costs far less than parsing them again.
+/// The buttons and fields of the row read last, with their JSON: alerts in a row often share them (the same
+/// producer), and comparing bytes costs far less than parsing them again.
 struct AlertRowCache {
-    private var json: [UInt8] = []
-    private var decoded: [AlertButton] = []
+    private var buttons = Memo<[AlertButton]>()
+    private var fields = Memo<[AlertField]>()
 
     /// The buttons of `bytes`, parsed unless they equal the previous row's.
     mutating func buttons(_ bytes: UnsafeRawBufferPointer) throws(JournalDecodingError) -> [AlertButton] {
-        if !json.isEmpty, json.count == bytes.count, let row = bytes.baseAddress,
-           json.withUnsafeBytes({ memcmp($0.baseAddress!, row, bytes.count) }) == 0 {
-            return decoded
+        try buttons.value(bytes, AlertButton.journalButtons)
+    }
+
+    /// The fields of `bytes`, parsed unless they equal the previous row's.
+    mutating func fields(_ bytes: UnsafeRawBufferPointer) throws(JournalDecodingError) -> [AlertField] {
+        try fields.value(bytes, AlertField.journalFields)
+    }
+
+    /// The value decoded from the last bytes seen, and those bytes.
+    private struct Memo<Value> {
+        private var json: [UInt8] = []
+        private var decoded: Value?
+
+        mutating func value(
+            _ bytes: UnsafeRawBufferPointer,
+            _ decode: (UnsafeRawBufferPointer) throws(JournalDecodingError) -> Value
+        ) throws(JournalDecodingError) -> Value {
+            if let decoded, json.count == bytes.count, bytes.isEmpty || same(bytes) { return decoded }
+            let value = try decode(bytes)
+            decoded = value
+            json = Array(bytes)
+            return value
         }
-        decoded = try AlertButton.journalButtons(bytes)
-        json = Array(bytes)
-        return decoded
+
+        private func same(_ bytes: UnsafeRawBufferPointer) -> Bool {
+            json.withUnsafeBytes { memcmp($0.baseAddress!, bytes.baseAddress!, bytes.count) } == 0
+        }
     }
 }

@@ -30,8 +30,10 @@ enum ImageReader {
     /// One pass on one thread: reading in sequence ranges on two threads took a third more CPU time (separate
     /// arrays joined at the end) and was no faster on this 2-core machine under load.
     private static func alerts(_ connection: SQLiteConnection, cache: inout AlertRowCache) throws(Failure) -> [Alert] {
-        let rows = try prepare(connection, "SELECT \(AlertRow.columns) FROM alerts ORDER BY sequence")
+        let count = try prepare(connection, "SELECT count(*) FROM alerts")
         var alerts: [Alert] = []
+        if try step(count) { alerts.reserveCapacity(Int(count.int64(at: 0))) }
+        let rows = try prepare(connection, "SELECT \(AlertRow.columns) FROM alerts ORDER BY sequence")
         while try step(rows) {
             alerts.append(try decode { () throws(JournalDecodingError) in
                 try AlertRow.read(from: rows, at: 0, cache: &cache)

@@ -91,6 +91,24 @@ struct RoundTripTests {
         ])
     }
 
+    /// Rows in a row that share their buttons and fields JSON are decoded once; each alert still comes back with its
+    /// own buttons and fields, also when a row differs from the one before only in a field's text or a button.
+    @Test func neighbouringRowsWithAndWithoutTheSameButtonsAndFieldsRoundTrip() async throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let (journal, _) = try await open(directory.path)
+        var typed = fullAlert(3)
+        typed.fields[0].text = "typed"
+        var renamed = fullAlert(4)
+        renamed.buttons[1].title = "Ship"
+        let alerts = [fullAlert(1), fullAlert(2), typed, renamed, plainAlert(5), plainAlert(6), fullAlert(7)]
+        let records = alerts.enumerated().map { JournalRecord.created($1, event: UInt64($0 + 1), idempotency: nil) }
+        let failure = await journal.commit(records)
+        #expect(failure == nil)
+        journal.close()
+        #expect(try await image(directory.path).alerts == alerts)
+    }
+
     @Test func theEventHistoryKeepsTheMostRecentEventsEqualToTheAppendedOnes() async throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
