@@ -20,4 +20,11 @@ let source = """
     }
 
     """
-try source.write(toFile: arguments[2], atomically: true, encoding: .utf8)
+// Written beside the output, then renamed over it: Foundation's `atomically: true` leaves an empty
+// /tmp/TemporaryDirectory.* behind on every run on Linux.
+let partial = arguments[2] + ".partial"
+try source.write(toFile: partial, atomically: false, encoding: .utf8)
+guard rename(partial, arguments[2]) == 0 else {
+    FileHandle.standardError.write(Data("embed-resource: cannot rename \(partial): errno \(errno)\n".utf8))
+    exit(1)
+}
