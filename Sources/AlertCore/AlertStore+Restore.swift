@@ -5,7 +5,7 @@ extension AlertStore {
     /// order, idempotency keys, the event history and the change index. Deadlines that passed while the store was
     /// down are due at once; resolved alerts whose callback is not yet delivered are handed to the sender again.
     func restore(_ image: StoreImage) {
-        nextSequence = max(image.nextSequence, (image.alerts.last?.sequence ?? 0) + 1)
+        nextSequence = max(image.nextSequence, (image.boxes.last?.alert.sequence ?? 0) + 1)
         changeIndex = image.changeIndex
         for event in image.events { eventLog.append(event) }
         let wallNow = Date()
@@ -14,23 +14,24 @@ extension AlertStore {
         func instant(_ date: Date) -> ContinuousClock.Instant {
             now + .milliseconds(Int64((date.timeIntervalSince(wallNow) * 1000).rounded()))
         }
-        records.reserveCapacity(image.alerts.count)
-        pendingQueue.reserveCapacity(image.alerts.count)
-        var resolved: [Alert] = []
-        for alert in image.alerts {
-            _ = records.insertNew(alert)
-            if alert.result != nil {
-                resolved.append(alert)
+        records.reserveCapacity(image.boxes.count)
+        pendingQueue.reserveCapacity(image.boxes.count)
+        // Each alert is read through its box, never copied out: a copy of 1M alerts is 1M × 8 retains.
+        var resolved: [(resolvedAt: Date, sequence: UInt64)] = []
+        for box in image.boxes {
+            _ = records.insertNew(box)
+            if let result = box.alert.result {
+                resolved.append((result.resolvedAt, box.alert.sequence))
                 continue
             }
-            index(pending: alert)
-            if let expiresAt = alert.expiresAt {
-                deadlines.insert(Deadline(instant: instant(expiresAt), kind: .expiry(alert.sequence)))
+            index(pending: box.alert)
+            if let expiresAt = box.alert.expiresAt {
+                deadlines.insert(Deadline(instant: instant(expiresAt), kind: .expiry(box.alert.sequence)))
             }
         }
-        resolved.sort { ($0.result!.resolvedAt, $0.sequence) < ($1.result!.resolvedAt, $1.sequence) }
-        for alert in resolved {
-            resolvedIndex.insert(alert.sequence, at: instant(alert.result!.resolvedAt))
+        resolved.sort { ($0.resolvedAt, $0.sequence) < ($1.resolvedAt, $1.sequence) }
+        for (resolvedAt, sequence) in resolved {
+            resolvedIndex.insert(sequence, at: instant(resolvedAt))
         }
         for (record, sequence) in image.idempotency where records[sequence] != nil {
             let key = IdempotencyScope(owner: record.owner, key: record.key)

@@ -9,7 +9,7 @@ final class AlertTable: Sendable {
     private struct Storage {
         /// Boxed: an `Alert` is 256 bytes, and a dictionary keeps up to twice as many slots as
         /// entries; boxes make a slot 8 bytes (about 250 MB less at 1M pending alerts).
-        var records: [UInt64: Box] = [:]
+        var records: [UInt64: AlertBox] = [:]
         /// The id index: packed ids (every generated id), and longer ones, if any, by their text.
         var sequences: [PackedID: UInt64] = [:]
         var longSequences: [AlertID: UInt64] = [:]
@@ -44,15 +44,6 @@ final class AlertTable: Sendable {
         }
     }
 
-    /// One alert on the heap; replaced, never mutated.
-    private final class Box: Sendable {
-        let alert: Alert
-
-        init(_ alert: Alert) {
-            self.alert = alert
-        }
-    }
-
     private let storage = Lock(Storage())
 
     /// The alert with this sequence number.
@@ -81,9 +72,14 @@ final class AlertTable: Sendable {
     /// Adds a new alert unless its id is taken, in one lookup of the id.
     /// - Returns: false, changing nothing, when another alert has the id.
     func insertNew(_ alert: Alert) -> Bool {
+        insertNew(AlertBox(alert))
+    }
+
+    /// Adds a new boxed alert unless its id is taken (a restore: the box is kept as it is).
+    func insertNew(_ box: AlertBox) -> Bool {
         storage.withLock { storage in
-            guard storage.claim(alert.id, for: alert.sequence) else { return false }
-            storage.records[alert.sequence] = Box(alert)
+            guard storage.claim(box.alert.id, for: box.alert.sequence) else { return false }
+            storage.records[box.alert.sequence] = box
             return true
         }
     }
@@ -100,7 +96,7 @@ final class AlertTable: Sendable {
             // The id already maps to this sequence (both callers read the alert from here, in the same actor turn):
             // writing the index again would hash the id for nothing on every answer.
             assert(storage[id: alert.id] == alert.sequence, "store(_:) replaces; new alerts go in with insertNew(_:)")
-            storage.records[alert.sequence] = Box(alert)
+            storage.records[alert.sequence] = AlertBox(alert)
         }
     }
 

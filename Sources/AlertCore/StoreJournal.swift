@@ -59,8 +59,14 @@ public struct JournalFailure: Error, Sendable, Equatable, CustomStringConvertibl
 public struct StoreImage: Sendable {
     /// The instance identity: random, made when the data dir was first used, kept for its life.
     public var epoch: String
-    /// Every kept alert, pending and resolved, in ascending sequence order (arrival order).
-    public var alerts: [Alert]
+    /// Every kept alert, pending and resolved, in ascending sequence order (arrival order), boxed as the store keeps
+    /// them.
+    public var boxes: [AlertBox]
+    /// `boxes`' alerts.
+    public var alerts: [Alert] {
+        get { boxes.map(\.alert) }
+        set { boxes = newValue.map(AlertBox.init) }
+    }
     /// The most recent events (at most the configured history), ascending by index.
     public var events: [AlertEvent]
     /// The change index: the index of the last event ever made (0 when none).
@@ -75,7 +81,7 @@ public struct StoreImage: Sendable {
         nextSequence: UInt64 = 1, idempotency: [(record: IdempotencyRecord, sequence: UInt64)] = []
     ) {
         self.epoch = epoch
-        self.alerts = alerts
+        self.boxes = alerts.map(AlertBox.init)
         self.events = events
         self.changeIndex = changeIndex
         self.nextSequence = nextSequence

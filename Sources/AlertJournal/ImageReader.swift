@@ -18,26 +18,28 @@ enum ImageReader {
             nextSequence: UInt64(bitPattern: meta.int64(at: 2))
         )
         var cache = AlertRowCache()
-        image.alerts = try alerts(connection, cache: &cache)
+        image.boxes = try alerts(connection, cache: &cache)
         let oldest = image.changeIndex > UInt64(max(1, eventHistory)) ? image.changeIndex - UInt64(eventHistory) : 0
         image.events = try events(connection, after: oldest, cache: &cache)
         image.idempotency = try keys(connection)
         return image
     }
 
-    /// Every alert, in ascending sequence order.
+    /// Every alert, boxed, in ascending sequence order.
     ///
     /// One pass on one thread: reading in sequence ranges on two threads took a third more CPU time (separate
     /// arrays joined at the end) and was no faster on this 2-core machine under load.
-    private static func alerts(_ connection: SQLiteConnection, cache: inout AlertRowCache) throws(Failure) -> [Alert] {
+    private static func alerts(
+        _ connection: SQLiteConnection, cache: inout AlertRowCache
+    ) throws(Failure) -> [AlertBox] {
         let count = try prepare(connection, "SELECT count(*) FROM alerts")
-        var alerts: [Alert] = []
+        var alerts: [AlertBox] = []
         if try step(count) { alerts.reserveCapacity(Int(count.int64(at: 0))) }
         let rows = try prepare(connection, "SELECT \(AlertRow.columns) FROM alerts ORDER BY sequence")
         while try step(rows) {
-            alerts.append(try decode { () throws(JournalDecodingError) in
+            alerts.append(AlertBox(try decode { () throws(JournalDecodingError) in
                 try AlertRow.read(from: rows, at: 0, cache: &cache)
-            })
+            }))
         }
         return alerts
     }
