@@ -6,7 +6,8 @@ import Locking
 /// number, a chunk size that is not hexadecimal or passes 64 bits, a head too large for the connection's
 /// memory. It answers each in one function (`transmit_error_response_len`), which creates its HTML page
 /// with `MHD_create_response_from_buffer` and queues it with `MHD_queue_response`, both through
-/// libmicrohttpd's own import table, and nowhere else calls either.
+/// libmicrohttpd's own import table; nothing else in it calls either but its authentication helpers,
+/// which the transport does not use.
 ///
 /// Those two slots of libmicrohttpd's table (not the application's: its calls of the same functions go
 /// straight to libmicrohttpd) are pointed at `create` and `queue` once per process. `queue` hands the

@@ -7,7 +7,8 @@ extension ServerCore {
     /// before it was sent whole, and refuses it before any handler call could answer), so the handler's
     /// answer is written directly and the connection shut down (`ConnectionTracker.cut`): libmicrohttpd's
     /// page then fails to send and it closes the connection. A connection given up on already gets nothing
-    /// more; a status alertd does not know (none in 0.9.75) is left to libmicrohttpd.
+    /// more. A status not mapped here is left to libmicrohttpd: 500, which it sends only when a handler leaves
+    /// body bytes unread, and `receive` reads them all.
     /// - Parameters:
     ///   - status: the status libmicrohttpd chose.
     ///   - page: the text of its page, which says which rule the request broke.
