@@ -22,6 +22,8 @@ extension Problem {
             self = .alertd(400, "malformed-request", "Malformed request", detail: reason)
         case .unsupportedTransferCoding(let reason):
             self = .alertd(501, "unsupported-transfer-coding", "Transfer coding not implemented", detail: reason)
+        case .versionNotSupported(let reason):
+            self = .alertd(505, "http-version-not-supported", "HTTP version not supported", detail: reason)
         }
     }
 }

@@ -43,6 +43,10 @@ public final class HTTPServer: Sendable {
     public let host: String
     /// The connection limit in force, after fitting it to `RLIMIT_NOFILE`.
     public let connectionLimit: Int
+    /// Whether the handler answers the malformed requests libmicrohttpd refuses itself (a header line without a
+    /// colon, a bad `Content-Length`, a version other than HTTP/1.x, a bad chunk size). Always true on Linux with
+    /// libmicrohttpd as a shared library; where not, libmicrohttpd answers them with its own HTML page.
+    public var answersMalformedRequests: Bool { LibraryRefusal.installed }
 
     /// Binds and starts serving at once.
     /// - Parameters:
@@ -54,6 +58,7 @@ public final class HTTPServer: Sendable {
             throw HTTPServerError.badAddress(configuration.host)
         }
         core = ServerCore(handler: handler, configuration: configuration)
+        _ = LibraryRefusal.installed
         host = configuration.host
         let connectionLimit = HTTPServer.fitToFileLimit(configuration.connectionLimit,
                                                         reserved: configuration.reservedDescriptors)

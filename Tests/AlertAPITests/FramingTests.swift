@@ -66,6 +66,53 @@ struct FramingTests {
         }
     }
 
+    @Test("libmicrohttpd's own refusals are problems with an X-Request-Id, counted, first or second on a connection")
+    func libraryRefusalsCounted() async throws {
+        try await LiveServer.with { server in
+            let port = server.port
+            // What the transport knew: the path once the request line was read, the method once the head was.
+            let refusals: [(String, [UInt8], Int, String, String)] = [
+                ("malformed-request", Self.raw(["POST /v1/alerts HTTP/1.1", "Host: x", "X-Request-Id: bad-length",
+                                                "Content-Length: -1"]),
+                 400, "/v1/alerts", "other"),
+                ("malformed-request", Self.raw(["GET /healthz HTTP/1.1", "Host: x", "X-Request-Id: no-colon",
+                                                "NoColon"]),
+                 400, "/healthz", "other"),
+                ("malformed-request", Array("GET /healthz\r\n".utf8), 400, "unknown", "other"),
+                ("http-version-not-supported", Self.raw(["GET /healthz HTTP/2.0", "Host: x"]), 505, "unknown", "other"),
+                ("body-too-large", Self.raw(["POST /v1/alerts HTTP/1.1", "Host: x", "Transfer-Encoding: chunked"],
+                                            "FFFFFFFFFFFFFFFFFF\r\n"),
+                 413, "/v1/alerts", "POST"),
+            ]
+            var counted: [String: Int] = [:]
+            for (slug, bytes, status, route, method) in refusals {
+                for keepAlive in [false, true] {
+                    let client = try KeepAliveClient(port: port)
+                    let response = try await client.onThread {
+                        if keepAlive {
+                            try client.write(Self.raw(["GET /healthz HTTP/1.1", "Host: x"]))
+                            _ = try client.readResponse()
+                        }
+                        try client.write(bytes)
+                        return try client.readResponse()
+                    }
+                    _ = expectProblem(response, status, type: "urn:alertd:problem:\(slug)")
+                    #expect(response.headers["connection"] == "close", "\(slug)")
+                    #expect(try await client.readToEnd().isEmpty, "\(slug): one answer, then the connection closes")
+                    let id = response.headers["x-request-id"]
+                    #expect(id?.isEmpty == false, "\(slug)")
+                    if let sent = String(decoding: bytes, as: UTF8.self).firstMatch(of: /X-Request-Id: ([a-z-]+)/) {
+                        #expect(id == String(sent.1), "the client's id, once its header line was read")
+                    }
+                    let labels = #"{route="\#(route)",method="\#(method)",status="\#(status)"}"#
+                    counted[labels, default: 0] += 1
+                    let count = try await server.metrics()["alertd_http_requests_total" + labels]
+                    #expect(count == counted[labels].map(Double.init), "\(slug) \(labels)")
+                }
+            }
+        }
+    }
+
     @Test("Expect: 100-continue gets 401 before 100 Continue when the token is missing")
     func expectContinueChecksTokenFirst() async throws {
         try await AccessControlTests.withTokens { server in

@@ -35,23 +35,22 @@ struct FramingTests {
         ("a control byte in the target", head(["GET /a\u{1}b HTTP/1.1", "Host: x"]), 400),
     ]
 
-    @Test("Each is refused with its status, through the handler, and the connection closed",
-          arguments: refused.indices)
+    /// Every request refused before the handler: by alertd's checks, and by libmicrohttpd's.
+    static let everyRefusal = refused + refusedByLibrary
+
+    @Test("Each is refused with its status, through the handler, once, and the connection closed",
+          arguments: everyRefusal.indices)
     func refusedFraming(_ index: Int) async throws {
-        let (name, bytes, status) = Self.refused[index]
+        let (name, bytes, status) = Self.everyRefusal[index]
         let probe = ProbeHandler()
         try await withEchoServer(handler: probe, withLongTimeouts()) { server in
+            #expect(server.answersMalformedRequests)
             let watch = ContinuousClock.now
             let answer = try await Wire.run(port: server.port) { wire in
                 try wire.send(String(decoding: bytes, as: UTF8.self))
                 return try wire.readToEnd()
             }
-            let response = try RawHTTP.parse(answer)
-            #expect(response.status == status, "\(name): \(response)")
-            #expect(response.headers["connection"] == "close", "\(name)")
-            #expect(response.text == "refused: \(status)\n", "\(name): the handler's response, not libmicrohttpd's")
-            #expect(String(decoding: answer, as: UTF8.self).components(separatedBy: "HTTP/1.1 ").count == 2,
-                    "\(name): one response, nothing for a smuggled request")
+            try Self.expectOneRefusal(answer, status, name)
             #expect(probe.handled == 0, "\(name): never reaches the handler")
             #expect(probe.failures == 1, "\(name): the handler renders (logs, counts) the refusal once")
             let elapsed = (ContinuousClock.now - watch) / .seconds(1)
@@ -123,35 +122,63 @@ struct FramingTests {
         }
     }
 
-    /// libmicrohttpd 0.9.75 answers these itself, before any callback alertd could refuse them in sees
-    /// the head (the version before the URI log callback, the rest before the first handler call), with
-    /// its own HTML page; for a bad Content-Length it sends the status line and headers twice. What holds:
-    /// a 4xx or 505, the connection closed, and the handler never runs.
-    static let answeredByLibmicrohttpd: [(String, [UInt8])] = [
-        ("Content-Length: -1", head(["POST /x HTTP/1.1", "Host: x", "Content-Length: -1"])),
-        ("Content-Length: +13", head(["POST /x HTTP/1.1", "Host: x", "Content-Length: +13"], "{\"title\":\"t\"}")),
-        ("Content-Length: 13, 13", head(["POST /x HTTP/1.1", "Host: x", "Content-Length: 13, 13"], "{\"title\":\"t\"}")),
-        ("Content-Length: 2^64", head(["POST /x HTTP/1.1", "Host: x", "Content-Length: 18446744073709551616"])),
-        ("HTTP/0.9", Array("GET /x\r\n".utf8)),
-        ("a header without a colon", head(["GET /x HTTP/1.1", "Host: x", "NoColon"])),
+    /// Requests libmicrohttpd 0.9.75 refuses itself, before any callback sees their head (the version before the
+    /// URI log callback, the header lines before the first handler call, a chunk size between body calls), with
+    /// the status the handler's answer has. For a bad Content-Length, libmicrohttpd's own page had its status
+    /// line and headers twice.
+    static let refusedByLibrary: [(String, [UInt8], Int)] = [
+        ("Content-Length: -1", head(["POST /x HTTP/1.1", "Host: x", "Content-Length: -1"]), 400),
+        ("Content-Length: +13", head(["POST /x HTTP/1.1", "Host: x", "Content-Length: +13"], "{\"title\":\"t\"}"), 400),
+        ("Content-Length: 13, 13",
+         head(["POST /x HTTP/1.1", "Host: x", "Content-Length: 13, 13"], "{\"title\":\"t\"}"), 400),
+        ("Content-Length: 2^64", head(["POST /x HTTP/1.1", "Host: x", "Content-Length: 18446744073709551616"]), 413),
+        ("HTTP/0.9", Array("GET /x\r\n".utf8), 400),
+        ("a header without a colon", head(["GET /x HTTP/1.1", "Host: x", "NoColon"]), 400),
         ("a too-large chunk size",
-         head(["POST /x HTTP/1.1", "Host: x", "Transfer-Encoding: chunked"], "FFFFFFFFFFFFFFFFFF\r\nabc\r\n")),
-        ("HTTP/2.0", head(["GET /x HTTP/2.0", "Host: x"])),
+         head(["POST /x HTTP/1.1", "Host: x", "Transfer-Encoding: chunked"], "FFFFFFFFFFFFFFFFFF\r\nabc\r\n"), 413),
+        ("a chunk size that is not hexadecimal",
+         head(["POST /x HTTP/1.1", "Host: x", "Transfer-Encoding: chunked"], "zz\r\nabc\r\n"), 400),
+        ("HTTP/2.0", head(["GET /x HTTP/2.0", "Host: x"]), 505),
+        ("HTTP/0.9 by name", head(["GET /x HTTP/0.9", "Host: x"]), 505),
     ]
 
-    @Test("Malformed heads libmicrohttpd answers itself are closed with a 4xx or 505 and never run",
-          arguments: answeredByLibmicrohttpd.indices)
-    func answeredByLibrary(_ index: Int) async throws {
-        let (name, bytes) = Self.answeredByLibmicrohttpd[index]
+    /// A request the handler answers, keeping the connection open.
+    static let first = "GET /first HTTP/1.1\r\nHost: x\r\n\r\n"
+
+    /// Checks that `answer` (everything until the server closed) is exactly one answer: the handler's, with
+    /// `status`, closing the connection; nothing for a smuggled request, no page of libmicrohttpd's.
+    static func expectOneRefusal(_ answer: [UInt8], _ status: Int, _ name: String) throws {
+        let response = try RawHTTP.parse(answer)
+        #expect(response.status == status, "\(name): \(response)")
+        #expect(response.headers["connection"] == "close", "\(name)")
+        #expect(response.text == "refused: \(status)\n", "\(name): the handler's response, not libmicrohttpd's page")
+        let text = String(decoding: answer, as: UTF8.self)
+        #expect(text.components(separatedBy: "HTTP/1.1 ").count == 2, "\(name): one status line: \(text)")
+        #expect(answer.count == text.utf8.count && !text.contains("<html>"), "\(name): nothing after the answer")
+    }
+
+    @Test("Each second on a keep-alive connection, after an answered request or pipelined behind it",
+          arguments: everyRefusal.indices)
+    func refusedOnKeepAlive(_ index: Int) async throws {
+        let (name, bytes, status) = Self.everyRefusal[index]
         let probe = ProbeHandler()
-        try await withEchoServer(handler: probe) { server in
-            let response = try await RawHTTP.exchange(bytes, port: server.port, timeout: idleTimeout)
-            #expect((400..<500).contains(response.status) || response.status == 505, "\(name): \(response)")
-            #expect(response.headers["connection"] == "close", "\(name)")
-            #expect(probe.handled == 0, "\(name)")
-            withKnownIssue("libmicrohttpd 0.9.75 sends its own HTML page; no callback sees the head first") {
-                #expect(response.text.hasPrefix("refused: "), "\(name): \(response)")
+        try await withEchoServer(handler: probe, withLongTimeouts()) { server in
+            let (answered, rest) = try await Wire.run(port: server.port) { wire in
+                try wire.send(Self.first)
+                let answered = try wire.readResponse()
+                try wire.send(String(decoding: bytes, as: UTF8.self))
+                return (answered, try wire.readToEnd())
             }
+            #expect(answered.status == 200 && answered.headers["connection"] == nil, "\(name): kept alive")
+            try Self.expectOneRefusal(rest, status, name + " (second)")
+            let (pipelined, after) = try await Wire.run(port: server.port) { wire in
+                try wire.send(Self.first + String(decoding: bytes, as: UTF8.self))
+                return (try wire.readResponse(), try wire.readToEnd())
+            }
+            #expect(pipelined.status == 200, "\(name)")
+            try Self.expectOneRefusal(after, status, name + " (pipelined)")
+            #expect(probe.handled == 2, "\(name): only the first requests reach the handler")
+            #expect(probe.failures == 2, "\(name): the handler renders each refusal once")
         }
     }
 }
