@@ -1,3 +1,4 @@
+import AlertCodec
 import AlertCore
 
 /// Reading what the cluster committed: events after an index, and the image a starting instance loads.
@@ -20,7 +21,7 @@ enum ClusterEvents {
         for row in rows {
             guard let index = row[0]?.uint64, let kind = row[1].flatMap(AlertEvent.Kind.init(rawValue:)),
                   let text = row[2] else { throw PGError("an event row is damaged") }
-            events.append(AlertEvent(index: index, kind: kind, alert: try AlertCoding.decode(text)))
+            events.append(AlertEvent(index: index, kind: kind, alert: try Alert.decoding(text)))
         }
         return events
     }
@@ -32,13 +33,13 @@ enum ClusterEvents {
         defer { _ = try? connection.execute("COMMIT") }
         guard let cluster = try connection.execute("SELECT head, epoch FROM alertd_cluster WHERE id = 1").first,
               let head = cluster[0]?.uint64, let epoch = cluster[1] else { throw PGError("alertd_cluster is empty") }
-        let since = AlertCoding.milliseconds(.now) - retention.components.seconds * 1000
+        let since = StoredTime.milliseconds(.now) - retention.components.seconds * 1000
         var alerts: [Alert] = []
         for row in try connection.execute(
             "SELECT alert FROM alertd_alerts WHERE state = 'pending' OR resolved_at > $1 ORDER BY sequence",
             [String(since)]) {
             guard let text = row[0] else { continue }
-            alerts.append(try AlertCoding.decode(text))
+            alerts.append(try Alert.decoding(text))
         }
         var events: [AlertEvent] = []
         var after = head > UInt64(history) ? head - UInt64(history) : 0

@@ -1,3 +1,4 @@
+import AlertCodec
 import AlertCore
 import Foundation
 
@@ -11,7 +12,8 @@ import Foundation
 /// resolution; a loser reads the winner in the same transaction. One `NOTIFY` per batch carries the new head.
 final class CommitWriter: @unchecked Sendable {
     // @unchecked Sendable: `queue`, `unavailable` and `stopped` are read and written only while `condition` is
-    // locked; `url` and `feed` are immutable; `connection` is used only by the writer thread (`run()`) after `start()`.
+    // locked; `url`, `feed`, `lease` and `counters` are immutable; `connection` is used only by the writer thread
+    // (`run()`) after `start()`.
 
     /// One queued request.
     enum Command {
@@ -22,14 +24,14 @@ final class CommitWriter: @unchecked Sendable {
         case delivery(AlertID, error: String?, final: Bool)
     }
 
-    /// How long a claimed delivery stays this instance's after its last attempt.
-    static let lease = Duration.seconds(60)
-
     /// The most commands one transaction takes.
     static let batchLimit = 512
 
     private let url: String
     private let feed: StoreFeed
+    /// How long a claimed delivery stays this instance's after its last attempt.
+    private let lease: Duration
+    private let counters: ClusterCounters
     private let condition = NSCondition()
     private var queue: [Command] = []
     private var unavailable: String?
@@ -39,9 +41,14 @@ final class CommitWriter: @unchecked Sendable {
     private let history: Int
     private let retention: Duration
 
-    init(url: String, feed: StoreFeed, connection: PGConnection, history: Int, retention: Duration) {
+    init(
+        url: String, feed: StoreFeed, connection: PGConnection, history: Int, retention: Duration, lease: Duration,
+        counters: ClusterCounters
+    ) {
         self.url = url
         self.feed = feed
+        self.lease = lease
+        self.counters = counters
         self.connection = connection
         self.history = history
         self.retention = retention
@@ -93,6 +100,7 @@ final class CommitWriter: @unchecked Sendable {
                 connection = nil
                 do {
                     connection = try PGConnection(url)
+                    counters.reconnected()
                     setUnavailable(nil)
                     backoff = 0.05
                 } catch {
@@ -175,15 +183,16 @@ final class CommitWriter: @unchecked Sendable {
             let head = try ClusterEvents.head(connection)
             let seen = try readEvents(connection, after: known, through: head)
             for case .catchUp(let done) in batch { completions.append(done) }
-            feed.deliver(seen, then: completions)
+            counters.read(feed.deliver(seen, then: completions), by: \.eventsByWriter)
             return
         }
+        let started = ContinuousClock.now
         try connection.execute("BEGIN")
         guard var head = try connection.execute("SELECT head FROM alertd_cluster WHERE id = 1 FOR UPDATE")
             .first?.first??.uint64 else { throw PGError("alertd_cluster is empty") }
         let seen = try readEvents(connection, after: known, through: head)
         var made: [AlertEvent] = []
-        let now = AlertCoding.milliseconds(.now)
+        let now = StoredTime.milliseconds(.now)
         for command in batch {
             switch command {
             case .catchUp(let done):
@@ -213,7 +222,7 @@ final class CommitWriter: @unchecked Sendable {
             for event in made {
                 let first = parameters.count
                 rows.append("($\(first + 1), $\(first + 2), $\(first + 3))")
-                parameters += [String(event.index), event.kind.rawValue, AlertCoding.encode(event.alert)]
+                parameters += [String(event.index), event.kind.rawValue, event.alert.storedText]
             }
             try connection.execute("INSERT INTO alertd_events (idx, kind, alert) VALUES " + rows.joined(separator: ", "),
                                    parameters)
@@ -221,7 +230,11 @@ final class CommitWriter: @unchecked Sendable {
             try connection.execute("SELECT pg_notify('alertd_events', $1)", [String(head)])
         }
         try connection.execute("COMMIT")
-        feed.deliver(seen + made, then: completions)
+        let elapsed = (ContinuousClock.now - started).components
+        counters.committed(seconds: Double(elapsed.seconds) + Double(elapsed.attoseconds) * 1e-18,
+                           changes: batch.count { if case .change = $0 { true } else { false } })
+        let queued = feed.deliver(seen + made, then: completions)
+        counters.read(max(0, queued - made.count), by: \.eventsByWriter)
     }
 
     /// Inserts a new alert, or finds the one its idempotency key created.
@@ -229,20 +242,20 @@ final class CommitWriter: @unchecked Sendable {
         _ alert: Alert, _ idempotency: IdempotencyRecord?, on connection: PGConnection
     ) throws(PGError) -> Result<CommittedChange, AlertStoreError> {
         let ownerKey = alert.owner.map { "o:" + $0 } ?? "-"
-        let draft = idempotency.map { AlertCoding.encode($0.draft) }
+        let draft = idempotency.map { $0.draft.storedText }
         let inserted = try connection.execute("""
             INSERT INTO alertd_alerts (id, sequence, owner_key, idempotency_key, draft, state, expires_at, alert)
             VALUES ($1, $2, $3, $4, $5, 'pending', $6, $7)
             ON CONFLICT (owner_key, idempotency_key) DO NOTHING RETURNING sequence
             """, [alert.id.rawValue, String(alert.sequence), ownerKey, idempotency?.key, draft,
-                  alert.expiresAt.map { String(AlertCoding.milliseconds($0)) }, AlertCoding.encode(alert)])
+                  alert.expiresAt.map { String(StoredTime.milliseconds($0)) }, alert.storedText])
         guard inserted.isEmpty, let idempotency else { return .success(.created(alert, replayed: false)) }
         let rows = try connection.execute(
             "SELECT alert, draft FROM alertd_alerts WHERE owner_key = $1 AND idempotency_key = $2",
             [ownerKey, idempotency.key])
         guard let row = rows.first, let text = row[0] else { throw PGError("an idempotency key conflicted, then vanished") }
         guard row[1] == draft else { return .failure(.keyReused(idempotency.key)) }
-        return .success(.created(try AlertCoding.decode(text), replayed: true))
+        return .success(.created(try Alert.decoding(text), replayed: true))
     }
 
     /// Resolves a pending alert, only while it is pending (an expiry only once due); the loser reads the winner.
@@ -255,7 +268,7 @@ final class CommitWriter: @unchecked Sendable {
             WHERE id = $1 AND state = 'pending'
             """
         var parameters: [String?] = [alert.id.rawValue, result.resolution.rawValue,
-                                     String(AlertCoding.milliseconds(result.resolvedAt)), AlertCoding.encode(alert)]
+                                     String(StoredTime.milliseconds(result.resolvedAt)), alert.storedText]
         if result.resolution == .expired {
             sql += " AND expires_at <= $5"
             parameters.append(String(now))
@@ -269,7 +282,7 @@ final class CommitWriter: @unchecked Sendable {
         }
         let rows = try connection.execute("SELECT alert FROM alertd_alerts WHERE id = $1", [alert.id.rawValue])
         guard let text = rows.first?[0] else { return .failure(.notFound(alert.id)) }
-        guard let winner = try AlertCoding.decode(text).result else {
+        guard let winner = try Alert.decoding(text).result else {
             return .failure(AlertStoreError(kind: .invalid, message: "alert \(alert.id) is not due to expire yet"))
         }
         return .failure(.alreadyResolved(winner, id: alert.id))
@@ -278,7 +291,7 @@ final class CommitWriter: @unchecked Sendable {
     /// Records a delivery attempt; one to be tried again keeps its claim for another lease.
     private func record(_ id: AlertID, error: String?, final: Bool, on connection: PGConnection) throws(PGError) {
         let state = error == nil ? "delivered" : (final ? "failed" : "pending")
-        let lease = AlertCoding.milliseconds(.now) + Self.lease.components.seconds * 1000
+        let lease = StoredTime.milliseconds(.now) + lease.milliseconds
         try connection.execute("""
             UPDATE alertd_deliveries SET attempts = attempts + 1, last_error = $2, state = $3, lease_until = $4
             WHERE alert_id = $1
@@ -303,7 +316,7 @@ final class CommitWriter: @unchecked Sendable {
     /// then).
     private func prune(_ connection: PGConnection) {
         let keep = max(history, 10_000)
-        let cutoff = AlertCoding.milliseconds(.now) - retention.components.seconds * 1000
+        let cutoff = StoredTime.milliseconds(.now) - retention.components.seconds * 1000
         _ = try? connection.execute(
             "DELETE FROM alertd_events WHERE idx <= (SELECT head FROM alertd_cluster WHERE id = 1) - $1", [String(keep)])
         _ = try? connection.execute(

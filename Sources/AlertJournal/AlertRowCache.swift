@@ -1,3 +1,4 @@
+import AlertCodec
 import AlertCore
 #if canImport(Glibc)
 import Glibc
@@ -17,7 +18,7 @@ struct AlertRowCache {
            json.withUnsafeBytes({ memcmp($0.baseAddress!, row, bytes.count) }) == 0 {
             return decoded
         }
-        decoded = try AlertButton.journalButtons(bytes)
+        decoded = try AlertButton.stored(bytes)
         json = Array(bytes)
         return decoded
     }
