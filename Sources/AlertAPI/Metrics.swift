@@ -118,7 +118,7 @@ final class Metrics: Sendable {
         }
         if let cluster {
             family("alertd_cluster_commit_seconds", "histogram",
-                   "Time from BEGIN to COMMIT of a transaction with changes on PostgreSQL (its flush included).",
+                   "Time from BEGIN of a transaction with changes on PostgreSQL until it is on disk.",
                    state.commitSeconds.lines("alertd_cluster_commit_seconds"))
             family("alertd_cluster_batch_size", "histogram", "Changes one transaction held (group commit).",
                    state.commitBatch.lines("alertd_cluster_batch_size"))

@@ -13,9 +13,13 @@ enum ClusterEvents {
 
     /// Events with an index in `after + 1 ... through`, ascending (at most `pageSize`).
     static func read(_ connection: PGConnection, after: UInt64, through: UInt64) throws(PGError) -> [AlertEvent] {
-        let rows = try connection.execute(
+        try events(connection.execute(PGStatement(
             "SELECT idx, kind, alert FROM alertd_events WHERE idx > $1 AND idx <= $2 ORDER BY idx LIMIT \(pageSize)",
-            [String(after), String(through)])
+            [String(after), String(through)], name: "alertd_events_after")))
+    }
+
+    /// The events of rows of `idx, kind, alert`.
+    static func events(_ rows: [[String?]]) throws(PGError) -> [AlertEvent] {
         var events: [AlertEvent] = []
         events.reserveCapacity(rows.count)
         for row in rows {

@@ -50,6 +50,7 @@ final class EventFollower: @unchecked Sendable {
         var backoff = 0.05
         /// Whether a connection was made before: the next one is a reconnect.
         var connectedBefore = false
+        var lastClaim = ContinuousClock.now - Self.claimInterval
         while !isStopped {
             do {
                 if connection == nil {
@@ -69,7 +70,10 @@ final class EventFollower: @unchecked Sendable {
                 } else {
                     try catchUp(connection, to: nil, by: \.eventsByPolling)
                 }
-                try claimDeliveries(connection)
+                if ContinuousClock.now - lastClaim >= Self.claimInterval {
+                    try claimDeliveries(connection)
+                    lastClaim = ContinuousClock.now
+                }
             } catch {
                 lock.withLock { failure = error.description }
                 connectedBefore = true
@@ -80,18 +84,22 @@ final class EventFollower: @unchecked Sendable {
         }
     }
 
+    /// How often deliveries are claimed at most: under load notifications come every few milliseconds, and a claim
+    /// is a statement PostgreSQL runs whether or not there is anything to claim.
+    static let claimInterval = Duration.milliseconds(100)
+
     /// Claims pending deliveries whose lease passed (none claimed them, or their instance stopped renewing: it died)
     /// and hands them to the sender. Rows another instance is claiming at the same moment are skipped.
     private func claimDeliveries(_ connection: PGConnection) throws(PGError) {
         guard let deliver = deliver.withLock({ $0 }) else { return }
         let now = StoredTime.milliseconds(.now)
-        let rows = try connection.execute("""
+        let rows = try connection.execute(PGStatement("""
             UPDATE alertd_deliveries d SET lease_until = $1
             FROM (SELECT alert_id FROM alertd_deliveries WHERE state = 'pending' AND lease_until < $2
                   ORDER BY lease_until LIMIT 32 FOR UPDATE SKIP LOCKED) claimed, alertd_alerts a
             WHERE d.alert_id = claimed.alert_id AND a.id = d.alert_id
             RETURNING a.alert
-            """, [String(now + lease.milliseconds), String(now)])
+            """, [String(now + lease.milliseconds), String(now)], name: "alertd_claim"))
         for row in rows {
             guard let text = row[0] else { continue }
             deliver.call(try Alert.decoding(text))
@@ -105,9 +113,17 @@ final class EventFollower: @unchecked Sendable {
     ) throws(PGError) {
         var head = target ?? 0
         if target == nil { head = try ClusterEvents.head(connection) }
+        // A notification comes once its batch is on disk (and every batch before it: the WAL is flushed in order).
+        // Polled events may be committed and not on disk yet (a writer's commit returns before its flush): they reach
+        // the store, and wake waiters, only once they are.
+        var flushed = target != nil
         while feed.queuedHead < head {
             let page = try ClusterEvents.read(connection, after: feed.queuedHead, through: head)
             guard !page.isEmpty else { return }
+            if !flushed {
+                try connection.awaitFlush()
+                flushed = true
+            }
             counters.read(feed.deliver(page), by: way)
         }
     }

@@ -26,6 +26,7 @@ public final class PostgresCluster: StoreAuthorityService {
             try ClusterSchema.migrate(connection)
             image = try ClusterEvents.image(connection, retention: configuration.retention,
                                             history: configuration.eventHistory)
+            try connection.awaitFlush()  // what the image holds is on disk before the store shows it
             feed = StoreFeed(head: image.changeIndex)
             writer = CommitWriter(url: url, feed: feed, connection: connection, history: configuration.eventHistory,
                                   retention: configuration.retention, lease: webhookLease, counters: counters)

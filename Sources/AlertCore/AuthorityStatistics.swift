@@ -9,8 +9,8 @@ public struct AuthorityStatistics: Sendable, Equatable {
     /// Events other instances committed that this one read by polling the head (once a second, and after a
     /// reconnect): their notification was lost or came late.
     public var eventsByPolling: UInt64 = 0
-    /// Events other instances committed that this one's writer read, at the start of its own transaction or for a
-    /// read that needed them (a catch-up), before their notification came.
+    /// Events other instances committed that this one's writer read, after its own commit or for a read that needed
+    /// them (a catch-up), before their notification came.
     public var eventsByWriter: UInt64 = 0
 
     public init() {}
