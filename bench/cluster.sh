@@ -155,6 +155,9 @@ cluster_table() {
         "$(verdict "$(le "${R[c_sse]}" 100)")"
     row_goal "RSS a held long-poll adds on a cluster instance (${R[c_poll_n]} held)" '< 10 kB (500 MB / 50,000)' \
         "${R[c_poll_kb]} kB (one alertd --data-dir: ${R[s_poll_kb]} kB, ${R[s_poll_n]} held)" "${R[c_poll_kb]}" 10
-    row_goal "RSS a held event stream adds on a cluster instance (${R[c_sse_n]} held)" '< 10 kB' \
-        "${R[c_sse_kb]} kB (one alertd --data-dir: ${R[s_sse_kb]} kB, ${R[s_sse_n]} held)" "${R[c_sse_kb]}" 10
+    # Event streams have no RSS goal of their own (issue 6's is for long-polls): the cluster's is held to one alertd's.
+    local ratio
+    ratio=$(div "${R[c_sse_kb]}" "${R[s_sse_kb]}")
+    printf '| RSS a held event stream adds on a cluster instance (%s held) | at most 10%% over one alertd | %s kB (one alertd --data-dir: %s kB, %s held) | %s × one alertd: %s |\n' \
+        "${R[c_sse_n]}" "${R[c_sse_kb]}" "${R[s_sse_kb]}" "${R[s_sse_n]}" "$ratio" "$(verdict "$(le "$ratio" 1.10)")"
 }
