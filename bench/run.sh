@@ -317,6 +317,8 @@ hold_rss() { # port pid id [count [swarm flags]]
     local -a swarms=() outs=()
     while ((left > 0)); do
         count=$((left < PER_SWARM ? left : PER_SWARM))
+        # The file of an earlier hold may still say READY until the new swarm's redirection truncates it.
+        rm -f "$WORK/hold.$block"
         # shellcheck disable=SC2086
         timeout 180 "$BIN/swarm" -p "$port" -i "$id" -n "$count" -m hold -b "$block" -w 120 -T 150 $flags \
             >"$WORK/hold.$block" 2>&1 &
