@@ -28,7 +28,9 @@ extension CommitWriter {
     /// The batch committed in three round trips, or nil (rolled back, nothing committed) when a change did not hold
     /// as assumed. When `absorbing`, `batch` gains what was queued while it waited for the head row (also when it
     /// returns nil or throws: the caller goes on with all of it).
-    func pipelined(_ batch: inout [Command], on connection: PGConnection, absorbing: Bool) throws(PGError) -> Committed? {
+    func pipelined(
+        _ batch: inout [Command], on connection: PGConnection, absorbing: Bool
+    ) throws(PGError) -> Committed? {
         let opened = try connection.pipeline([
             PGStatement("BEGIN"),
             PGStatement(Self.asynchronous),
@@ -174,7 +176,8 @@ extension CommitWriter {
             parameters += [String(event.index), event.kind.rawValue, text]
         }
         return [
-            PGStatement("INSERT INTO alertd_events (idx, kind, alert) VALUES " + rows.joined(separator: ", "), parameters,
+            PGStatement("INSERT INTO alertd_events (idx, kind, alert) VALUES " + rows.joined(separator: ", "),
+                        parameters,
                         name: made.count <= preparedRows ? "alertd_insert_events_\(made.count)" : nil),
             PGStatement("UPDATE alertd_cluster SET head = $1 WHERE id = 1", [String(head)], name: "alertd_set_head"),
         ]

@@ -267,7 +267,9 @@ final class CommitWriter: @unchecked Sendable {
                 completions.append { done(outcome) }
             }
         }
-        for statement in Self.publishing(made, texts: made.map(\.alert.storedText)) { try connection.execute(statement) }
+        for statement in Self.publishing(made, texts: made.map(\.alert.storedText)) {
+            try connection.execute(statement)
+        }
         try connection.execute("COMMIT")
         return Committed(before: before, made: made, completions: completions)
     }

@@ -127,7 +127,11 @@ final class PGConnection {
                 if PQresultStatus(result) == PGRES_PIPELINE_ABORTED {
                     outcome = .failure(PGError("not run: an earlier statement of the pipeline failed"))
                 } else {
-                    do throws(PGError) { outcome = .success(try Self.rows(of: result)) } catch { outcome = .failure(error) }
+                    do throws(PGError) {
+                        outcome = .success(try Self.rows(of: result))
+                    } catch {
+                        outcome = .failure(error)
+                    }
                 }
                 PQclear(result)
             }
