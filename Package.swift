@@ -42,8 +42,10 @@ let package = Package(
         .target(name: "MicroHTTP", dependencies: ["CMicroHTTPD", "Locking"]),
         // Model, rules and the AlertStore actor: knows nothing of HTTP.
         .target(name: "AlertCore", dependencies: ["Locking"]),
+        // Alerts, drafts and results as stored JSON, and stored times: one codec for the journal and the cluster.
+        .target(name: "AlertCodec", dependencies: ["AlertCore", "JSON"]),
         // The store's journal in SQLite: group commit on a writer thread, and the image a restart restores.
-        .target(name: "AlertJournal", dependencies: ["AlertCore", "CSQLite", "JSON", "Locking"]),
+        .target(name: "AlertJournal", dependencies: ["AlertCodec", "AlertCore", "CSQLite", "JSON", "Locking"]),
         // Routes: HTTP <-> store, JSON shapes, problem+json errors.
         .target(
             name: "AlertAPI",
@@ -51,7 +53,7 @@ let package = Package(
             plugins: ["EmbedResource"]
         ),
         // Several instances on one PostgreSQL: the database decides every change, each instance's store is a cache.
-        .target(name: "AlertCluster", dependencies: ["AlertCore", "CLibPQ", "JSON", "Locking"]),
+        .target(name: "AlertCluster", dependencies: ["AlertCodec", "AlertCore", "CLibPQ", "Locking"]),
         .executableTarget(name: "alertd", dependencies: ["AlertAPI", "AlertCluster", "AlertJournal", "BuildInfo"]),
 
         // The seeds' AlertController API over HTTP; no server types, only JSON.

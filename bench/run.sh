@@ -3,9 +3,9 @@
 # libmicrohttpd with alertd's daemon flags), on loopback, bounded, stopping by itself.
 #
 # Builds alertd (release) and the C programs, runs every scenario of issues 6 and 12 (alertd --data-dir against
-# alertd memory-only), prints each figure
-# as it is measured, then writes bench/results/<date>-<sha>.txt and the "Latest" section of
-# docs/PERFORMANCE.md (the history of the figures is bench/results/HISTORY.md).
+# alertd memory-only) and 13 (three alertd on one PostgreSQL against one alertd --data-dir, bench/cluster.sh),
+# prints each figure as it is measured, then writes bench/results/<date>-<sha>.txt and the "Latest" and "Cluster"
+# sections of docs/PERFORMANCE.md (the history of the figures is bench/results/HISTORY.md).
 #
 # Settings (environment):
 #   BENCH_SCRATCH   swift build --scratch-path (default: .build, as `make release`)
@@ -18,6 +18,9 @@
 #                   disk, not a tmpfs, since the fsync is what is measured
 #   BENCH_RESTARTS  timed restarts of a durable alertd with BENCH_PENDING pending (default 3)
 #   BENCH_NO_DOCS=1 leave docs/PERFORMANCE.md alone
+#   BENCH_ONLY=cluster  only the cluster rows (about 3 minutes): bench/results/<date>-<sha>-cluster.txt and the
+#                   "Cluster" section of docs/PERFORMANCE.md
+#   BENCH_CLUSTER_WAITERS  long-polls, and event streams, held on one instance for the cluster rows (default 5000)
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -45,6 +48,11 @@ if ! [[ "$RESTARTS" =~ ^[0-9]+$ ]] || ((RESTARTS < 1)); then
     exit 2
 fi
 DATA_PARENT=${BENCH_DATA_PARENT:-$ROOT/.build}
+ONLY=${BENCH_ONLY:-}
+if [[ -n "$ONLY" && "$ONLY" != cluster ]]; then
+    echo "bench: BENCH_ONLY must be empty (everything) or cluster" >&2
+    exit 2
+fi
 STARTED=$SECONDS
 
 command -v swift >/dev/null 2>&1 || PATH=$PATH:/opt/swift/usr/bin
@@ -63,6 +71,7 @@ PIDS=()
 # PIDS holds the children started and not yet reaped, so that cleanup kills only our own processes.
 cleanup() {
     local pid
+    declare -F cluster_stop_postgres >/dev/null && cluster_stop_postgres
     for pid in "${PIDS[@]}"; do kill -KILL "$pid" 2>/dev/null || true; done
     for pid in "${PIDS[@]}"; do wait "$pid" 2>/dev/null || true; done
     rm -rf "$WORK" "$DATA_ROOT"
@@ -126,7 +135,14 @@ stop_server() { # pid
 }
 
 TICK_US=$((1000000 / $(getconf CLK_TCK)))
-cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; } # utime + stime of a process, all threads
+# utime + stime of processes (all threads), summed; $1 is a pid or pids separated by commas.
+cpu_ticks() {
+    local pid total=0
+    for pid in ${1//,/ }; do
+        total=$((total + $(awk '{ print $14 + $15 }' "/proc/$pid/stat" 2>/dev/null || echo 0)))
+    done
+    echo "$total"
+}
 
 # wrk, bounded; sets WRK_RATE (requests/s), WRK_CPU (the server's CPU time per request, µs: user + system,
 # from /proc/PID/stat; steadier than rates when other work shares the machine), WRK_ERRORS and WRK_OUT.
@@ -231,6 +247,66 @@ histogram_delta() { # before-lines after-lines family scale
         }' <(printf '%s\n' "$1") <(printf '%s\n' "$2")
 }
 
+verdict() { [[ "$1" == 1 ]] && echo "met" || echo "**not met**"; }
+# req/s row: figure, goal ratio (or empty), alertd rate, reference rate, alertd CPU, reference CPU, ratio
+# (empty: alertd rate / reference rate), rounds' ratios (or empty) [, unit [, reference (default baseline)]]
+row_rate() {
+    local ratio=${7:-$(div "$3" "$4")} rounds=${8:-} unit=${9:-req} ref=${10:-baseline} measured cpu
+    measured="$(fmt "$3") $unit/s ($ref $(fmt "$4")); server CPU $5 µs/request ($ref $6)"
+    [[ -n "$rounds" ]] && measured="$measured; medians of $ROUNDS rounds, ratios $rounds"
+    cpu="server CPU/request $(div "$5" "$6" 1) × the $ref's"
+    if [[ -n "$2" ]]; then
+        printf '| %s | ≥ %s × %s | %s | %s × %s: %s (%s) |\n' "$1" "$2" "$ref" "$measured" "$(fmt "$ratio" 2)" "$ref" "$(verdict "$(le "$2" "$ratio")")" "$cpu"
+    else
+        printf '| %s | (reference) | %s | %s × %s (%s) |\n' "$1" "$measured" "$(fmt "$ratio" 2)" "$ref" "$cpu"
+    fi
+}
+# absolute row against an upper bound: figure, goal text, measured text, value, bound
+row_goal() {
+    printf '| %s | %s | %s | %s of goal: %s |\n' "$1" "$2" "$3" "$(div "$4" "$5")" "$(verdict "$(le "$4" "$5")")"
+}
+
+# docs/PERFORMANCE.md: replaces what stands between <!-- bench:NAME:start --> and <!-- bench:NAME:end --> with a file.
+DOC=docs/PERFORMANCE.md
+replace_block() { # name file
+    awk -v name="$1" -v file="$2" '
+        $0 == "<!-- bench:" name ":start -->" { print; while ((getline line < file) > 0) print line; skip = 1; next }
+        $0 == "<!-- bench:" name ":end -->" { skip = 0 }
+        !skip { print }' "$DOC" >"$DOC.tmp" && mv "$DOC.tmp" "$DOC"
+}
+
+# Each rate is $ROUNDS rounds of a reference run and a run of the server measured, back to back (the order alternates):
+# the ratio of each round compares runs seconds apart, and the median of the rounds' ratios is the figure. Rates and
+# CPU per request are the medians of the rounds too. Sets R[<key>], R[<key>_cpu], R[<key>_ratio], R[<key>_ratios],
+# and the reference's R[base_<key>] and R[base_<key>_cpu].
+paired_servers() { # key req|cycles "what" ref-name ref-pid "ref wrk-args" name pid "wrk-args"
+    local key=$1 kind=$2 what=$3 ref=$4 ref_pid=$5 name=$7 pid=$8 round side ref_rate rate
+    local -a ref_args args rates=() cpus=() ref_rates=() ref_cpus=() ratios=()
+    read -r -a ref_args <<<"$6"
+    read -r -a args <<<"$9"
+    for round in $(seq "$ROUNDS"); do
+        # Odd rounds run the reference first, even rounds the other, so a drift in outside load within a round
+        # does not always favour the same side.
+        for side in $( ((round % 2 == 1)) && echo "ref measured" || echo "measured ref"); do
+            if [[ "$side" == ref ]]; then
+                measure "$kind" "$ref $what, round $round" "$ref_pid" "${ref_args[@]}"
+                ref_rate=$RATE ref_rates+=("$RATE") ref_cpus+=("$CPU")
+                say "round $round: $ref $what $(fmt "$RATE") $kind/s [server CPU $CPU us/request] $WRK_ERRORS"
+            else
+                measure "$kind" "$name $what, round $round" "$pid" "${args[@]}"
+                rate=$RATE rates+=("$RATE") cpus+=("$CPU")
+                say "round $round: $name $what $(fmt "$RATE") $kind/s [server CPU $CPU us/request] $WRK_ERRORS"
+            fi
+        done
+        ratios+=("$(div "$rate" "$ref_rate" 3)")
+        say "round $round: $name $what = ${ratios[-1]} x $ref"
+    done
+    R[base_$key]=$(median "${ref_rates[@]}") R[base_${key}_cpu]=$(median "${ref_cpus[@]}")
+    R[$key]=$(median "${rates[@]}") R[${key}_cpu]=$(median "${cpus[@]}")
+    R[${key}_ratio]=$(median "${ratios[@]}") R[${key}_ratios]="${ratios[*]}"
+    say "$name $what: median ${R[${key}_ratio]} x $ref (rounds ${ratios[*]})"
+}
+
 # Median of numbers given as arguments.
 median() { printf '%s\n' "$@" | sort -g | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
 
@@ -241,6 +317,8 @@ hold_rss() { # port pid id [count [swarm flags]]
     local -a swarms=() outs=()
     while ((left > 0)); do
         count=$((left < PER_SWARM ? left : PER_SWARM))
+        # The file of an earlier hold may still say READY until the new swarm's redirection truncates it.
+        rm -f "$WORK/hold.$block"
         # shellcheck disable=SC2086
         timeout 180 "$BIN/swarm" -p "$port" -i "$id" -n "$count" -m hold -b "$block" -w 120 -T 150 $flags \
             >"$WORK/hold.$block" 2>&1 &
@@ -327,6 +405,44 @@ FS_DEVICE=$(df --output=source "$DATA_ROOT" | tail -1)
     echo "bench: warning: the data dirs are on $FS_TYPE ($DATA_ROOT): no fsync cost is measured; set BENCH_DATA_PARENT" >&2
 
 ###############################################################################
+# Several instances on one PostgreSQL (issue 13): bench/cluster.sh. Alone with BENCH_ONLY=cluster, else after the
+# other rows.
+# shellcheck source=bench/cluster.sh
+source bench/cluster.sh
+
+# Runs the cluster rows, then writes their section (the table, with when and how it was measured) to $WORK/cluster.md.
+run_cluster_rows() { # command line to record
+    local started=$SECONDS
+    cluster_rows
+    {
+        echo "Run of $(date -u +%Y-%m-%d), git \`$DESCRIBE\`, \`$1\`: the cluster rows took $((SECONDS - started)) s."
+        echo
+        echo "Machine: $MACHINE; load average $LOAD_START at the start of the run, $(cut -d' ' -f1-3 /proc/loadavg) after the cluster rows."
+        echo "Software: $SWIFT_VERSION, $PG_VERSION_TEXT (Debian's, fresh cluster, default settings, fsync on), wrk $WRK_VERSION. Creates: wrk \`$CLUSTER_WRK -d${DURATION}s\` on both sides, $ROUNDS rounds of one alertd --data-dir then the cluster, medians reported; data on $FS_TYPE ($FS_DEVICE)."
+        echo
+        cluster_table
+    } >"$WORK/cluster.md"
+}
+
+if [[ "$ONLY" == cluster ]]; then
+    run_cluster_rows "BENCH_ONLY=cluster bench/run.sh"
+    echo
+    cat "$WORK/cluster.md"
+    mkdir -p bench/results
+    RESULT=bench/results/$(date -u +%Y-%m-%d)-$SHA-cluster.txt
+    n=2
+    while [[ -e "$RESULT" ]]; do RESULT=bench/results/$(date -u +%Y-%m-%d)-$SHA-cluster-$n.txt; n=$((n + 1)); done
+    { cat "$WORK/cluster.md"; echo; echo "== log"; cat "$LOG"; } >"$RESULT"
+    echo "results: $RESULT"
+    if [[ "${BENCH_NO_DOCS:-0}" != 1 ]]; then
+        replace_block cluster "$WORK/cluster.md"
+        echo "docs: wrote the Cluster section of $DOC"
+    fi
+    echo "bench (cluster rows only): done in $((SECONDS - STARTED)) s"
+    exit 0
+fi
+
+###############################################################################
 # Rates: the baseline and alertd run side by side, each alertd figure right after its baseline
 # figure, so that load from elsewhere on the machine hits both alike.
 say "== rates: baseline (C, libmicrohttpd $MHD_VERSION, same flags, 2 threads) on port $BPORT, alertd on port $APORT"
@@ -342,38 +458,6 @@ say "alertd idle RSS: $(mb "${R[idle_kb]}") MB (baseline $(mb "${R[base_idle_kb]
 ID=$(new_alert "$APORT")
 run_wrk "baseline warm-up" "$BASELINE_PID" -d2s "http://127.0.0.1:$BPORT/healthz"
 run_wrk "alertd warm-up" "$ALERTD_PID" -d2s "http://127.0.0.1:$APORT/healthz"
-
-# Each rate is $ROUNDS rounds of a reference run and a run of the server measured, back to back (the order alternates):
-# the ratio of each round compares runs seconds apart, and the median of the rounds' ratios is the figure. Rates and
-# CPU per request are the medians of the rounds too. Sets R[<key>], R[<key>_cpu], R[<key>_ratio], R[<key>_ratios],
-# and the reference's R[base_<key>] and R[base_<key>_cpu].
-paired_servers() { # key req|cycles "what" ref-name ref-pid "ref wrk-args" name pid "wrk-args"
-    local key=$1 kind=$2 what=$3 ref=$4 ref_pid=$5 name=$7 pid=$8 round side ref_rate rate
-    local -a ref_args args rates=() cpus=() ref_rates=() ref_cpus=() ratios=()
-    read -r -a ref_args <<<"$6"
-    read -r -a args <<<"$9"
-    for round in $(seq "$ROUNDS"); do
-        # Odd rounds run the reference first, even rounds the other, so a drift in outside load within a round
-        # does not always favour the same side.
-        for side in $( ((round % 2 == 1)) && echo "ref measured" || echo "measured ref"); do
-            if [[ "$side" == ref ]]; then
-                measure "$kind" "$ref $what, round $round" "$ref_pid" "${ref_args[@]}"
-                ref_rate=$RATE ref_rates+=("$RATE") ref_cpus+=("$CPU")
-                say "round $round: $ref $what $(fmt "$RATE") $kind/s [server CPU $CPU us/request] $WRK_ERRORS"
-            else
-                measure "$kind" "$name $what, round $round" "$pid" "${args[@]}"
-                rate=$RATE rates+=("$RATE") cpus+=("$CPU")
-                say "round $round: $name $what $(fmt "$RATE") $kind/s [server CPU $CPU us/request] $WRK_ERRORS"
-            fi
-        done
-        ratios+=("$(div "$rate" "$ref_rate" 3)")
-        say "round $round: $name $what = ${ratios[-1]} x $ref"
-    done
-    R[base_$key]=$(median "${ref_rates[@]}") R[base_${key}_cpu]=$(median "${ref_cpus[@]}")
-    R[$key]=$(median "${rates[@]}") R[${key}_cpu]=$(median "${cpus[@]}")
-    R[${key}_ratio]=$(median "${ratios[@]}") R[${key}_ratios]="${ratios[*]}"
-    say "$name $what: median ${R[${key}_ratio]} x $ref (rounds ${ratios[*]})"
-}
 
 # alertd against the baseline.
 paired() { # key req|cycles "what" "baseline wrk-args" "alertd wrk-args"
@@ -569,29 +653,12 @@ say "alertd --data-dir RSS after a restart with $PENDING_BIG pending: $(mb "${R[
 stop_server "$DURABLE_PID"
 rm -rf "$BIG_DIR"
 
+run_cluster_rows "make bench"
+
 ###############################################################################
 ELAPSED=$((SECONDS - STARTED))
 DATE=$(date -u +%Y-%m-%d)
 LOAD_END=$(cut -d' ' -f1-3 /proc/loadavg)
-
-verdict() { [[ "$1" == 1 ]] && echo "met" || echo "**not met**"; }
-# req/s row: figure, goal ratio (or empty), alertd rate, reference rate, alertd CPU, reference CPU, ratio
-# (empty: alertd rate / reference rate), rounds' ratios (or empty) [, unit [, reference (default baseline)]]
-row_rate() {
-    local ratio=${7:-$(div "$3" "$4")} rounds=${8:-} unit=${9:-req} ref=${10:-baseline} measured cpu
-    measured="$(fmt "$3") $unit/s ($ref $(fmt "$4")); server CPU $5 µs/request ($ref $6)"
-    [[ -n "$rounds" ]] && measured="$measured; medians of $ROUNDS rounds, ratios $rounds"
-    cpu="server CPU/request $(div "$5" "$6" 1) × the $ref's"
-    if [[ -n "$2" ]]; then
-        printf '| %s | ≥ %s × %s | %s | %s × %s: %s (%s) |\n' "$1" "$2" "$ref" "$measured" "$(fmt "$ratio" 2)" "$ref" "$(verdict "$(le "$2" "$ratio")")" "$cpu"
-    else
-        printf '| %s | (reference) | %s | %s × %s (%s) |\n' "$1" "$measured" "$(fmt "$ratio" 2)" "$ref" "$cpu"
-    fi
-}
-# absolute row against an upper bound: figure, goal text, measured text, value, bound
-row_goal() {
-    printf '| %s | %s | %s | %s of goal: %s |\n' "$1" "$2" "$3" "$(div "$4" "$5")" "$(verdict "$(le "$4" "$5")")"
-}
 
 TABLE=$WORK/table.md
 {
@@ -675,6 +742,8 @@ cat "$TABLE"
 echo
 cat "$DURABLE_TABLE"
 echo
+cat "$WORK/cluster.md"
+echo
 
 mkdir -p bench/results
 RESULT=bench/results/$DATE-$SHA.txt
@@ -683,13 +752,16 @@ while [[ -e "$RESULT" ]]; do RESULT=bench/results/$DATE-$SHA-$n.txt; n=$((n + 1)
 {
     cat "$SECTION"
     echo
+    echo "Cluster: three alertd on one PostgreSQL against one alertd --data-dir."
+    echo
+    cat "$WORK/cluster.md"
+    echo
     echo "== log"
     cat "$LOG"
 } >"$RESULT"
 echo "results: $RESULT"
 
 # docs/PERFORMANCE.md: replace "Latest" every run (the history is bench/results/HISTORY.md and the results files).
-DOC=docs/PERFORMANCE.md
 if [[ "${BENCH_NO_DOCS:-0}" != 1 ]]; then
     if [[ ! -f "$DOC" ]]; then
         cat >"$DOC" <<'EOF'
@@ -705,13 +777,8 @@ for the method. `make bench` rewrites "Latest".
 EOF
     fi
     grep -q '<!-- bench:latest:start -->' "$DOC" || echo "docs: $DOC has no <!-- bench:latest:start/end --> markers; not updated" >&2
-    replace_block() { # name file
-        awk -v name="$1" -v file="$2" '
-            $0 == "<!-- bench:" name ":start -->" { print; while ((getline line < file) > 0) print line; skip = 1; next }
-            $0 == "<!-- bench:" name ":end -->" { skip = 0 }
-            !skip { print }' "$DOC" >"$DOC.tmp" && mv "$DOC.tmp" "$DOC"
-    }
     replace_block latest "$SECTION"
-    echo "docs: wrote the Latest section of $DOC"
+    replace_block cluster "$WORK/cluster.md"
+    echo "docs: wrote the Latest and Cluster sections of $DOC"
 fi
 echo "make bench: done in $((SECONDS - STARTED)) s"

@@ -35,7 +35,7 @@ extension APIHandler {
     /// `/metrics`: Prometheus text, read from the store on a suspended connection.
     func metricsText() -> HTTPReply {
         .deferred {
-            let text = metrics.render(await store.statistics, journal: journalGauges?())
+            let text = metrics.render(await store.statistics, journal: journalGauges?(), cluster: clusterGauges?())
             return .response(HTTPResponse(
                 status: 200, headers: ["Content-Type": "text/plain; version=0.0.4; charset=utf-8"],
                 body: Array(text.utf8)))

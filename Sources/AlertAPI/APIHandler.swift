@@ -22,6 +22,8 @@ struct APIHandler: HTTPHandler {
     let renders = WakeRenders()
     /// The journal's WAL size and failed state for `/metrics`; `nil` when memory only.
     var journalGauges: (@Sendable () -> JournalGauges)? = nil
+    /// The cluster's counts and reachability for `/metrics`; `nil` without `--database`.
+    var clusterGauges: (@Sendable () -> AuthorityStatistics)? = nil
 
     /// Methods counted by name in metrics and logs; any other is "other", so labels stay bounded.
     static let metricMethods: Set<String> = ["GET", "HEAD", "POST", "DELETE", "PUT", "PATCH", "OPTIONS"]

@@ -72,10 +72,16 @@ public final class AlertdApp: Sendable {
         if let journal {
             gauges = { JournalGauges(walBytes: journal.statistics.walBytes, failed: journal.failure != nil) }
         }
+        var clusterGauges: (@Sendable () -> AuthorityStatistics)?
+        if let authority {
+            authority.observeCommits { metrics.committed(seconds: $0.seconds, batch: $0.changes) }
+            clusterGauges = { authority.statistics }
+        }
         authority?.start(feeding: store) { relay.forward($0) }
         let handler = APIHandler(store: store, metrics: metrics, log: log, webhooks: configuration.webhooks,
                                  keepAlive: configuration.eventKeepAlive, tokens: tokens, browsers: browsers,
-                                 waits: ClientWaits(limit: configuration.waitsPerClient), journalGauges: gauges)
+                                 waits: ClientWaits(limit: configuration.waitsPerClient), journalGauges: gauges,
+                                 clusterGauges: clusterGauges)
         var http = configuration.http
         http.reservedDescriptors += outbound
         do {

@@ -107,6 +107,10 @@ extension AlertdConfiguration {
             $0.database = $1
             return $1.hasPrefix("postgresql://") || $1.hasPrefix("postgres://")
         },
+        Option(flag: "--webhook-lease", environment: "ALERTD_WEBHOOK_LEASE",
+               help: "with --database: seconds a claimed webhook delivery stays this instance's after each attempt; "
+                   + "then another instance may deliver it (default 60)",
+               apply: integer(1...86_400) { $0.webhookLease = .seconds($1) }),
         Option(flag: "--max-pending", environment: "ALERTD_MAX_PENDING",
                help: "pending alerts before POST answers 429 (default 100000)",
                apply: integer(1...100_000_000) { $0.store.maxPending = $1 }),

@@ -35,6 +35,9 @@ public struct AlertdConfiguration: Sendable {
     public var dataDirectory: String?
     /// The PostgreSQL URL several instances share; `nil`: this instance decides alone (see `dataDirectory`).
     public var database: String?
+    /// With `database`: how long a webhook delivery an instance claimed stays its own after each attempt; once it
+    /// passes (the instance died), another instance claims the delivery and makes it again.
+    public var webhookLease: Duration = .seconds(60)
 
     /// The defaults: 127.0.0.1:8080 and the limits in `docs/DESIGN.md`.
     public init() {}

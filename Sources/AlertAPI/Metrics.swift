@@ -18,7 +18,8 @@ final class Metrics: Sendable {
         var webhookDeliveries: [String: UInt64] = [:]
         /// Answers by responder name (`""` without tokens); bounded, as names come from the configured tokens.
         var answersByResponder: [String: UInt64] = [:]
-        /// The journal's commits: how long each took, and how many store turns it held (the batch).
+        /// The journal's commits, or the cluster's transactions: how long each took, and how many store turns (journal)
+        /// or changes (cluster) it held: the batch.
         var commitSeconds = Histogram(bounds: [0.0005, 0.001, 0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.5, 1])
         var commitBatch = Histogram(bounds: [1, 2, 4, 8, 16, 32, 64, 128, 256, 1024])
     }
@@ -41,8 +42,7 @@ final class Metrics: Sendable {
         }
     }
 
-    /// An event stream opened (+1) or closed (-1).
-    /// One journal commit: its duration and how many store turns it made durable.
+    /// One journal commit, or one cluster transaction with changes: its duration and its batch.
     func committed(seconds: Double, batch: Int) {
         state.withLock {
             $0.commitSeconds.observe(seconds)
@@ -50,6 +50,7 @@ final class Metrics: Sendable {
         }
     }
 
+    /// An event stream opened (+1) or closed (-1).
     func stream(_ delta: Int) {
         state.withLock { $0.openStreams += delta }
     }
@@ -65,7 +66,9 @@ final class Metrics: Sendable {
     }
 
     /// The Prometheus text exposition (version 0.0.4).
-    func render(_ store: StoreStatistics, journal: JournalGauges? = nil) -> String {
+    func render(
+        _ store: StoreStatistics, journal: JournalGauges? = nil, cluster: AuthorityStatistics? = nil
+    ) -> String {
         let state = state.withLock { $0 }
         var lines: [String] = []
         func family(_ name: String, _ type: String, _ help: String, _ samples: [String]) {
@@ -112,6 +115,24 @@ final class Metrics: Sendable {
                    ["alertd_journal_wal_bytes \(journal.walBytes)"])
             family("alertd_journal_write_failed", "gauge", "1 once a commit failed: writes are refused until a restart.",
                    ["alertd_journal_write_failed \(journal.failed ? 1 : 0)"])
+        }
+        if let cluster {
+            family("alertd_cluster_commit_seconds", "histogram",
+                   "Time from BEGIN of a transaction with changes on PostgreSQL until it is on disk.",
+                   state.commitSeconds.lines("alertd_cluster_commit_seconds"))
+            family("alertd_cluster_batch_size", "histogram", "Changes one transaction held (group commit).",
+                   state.commitBatch.lines("alertd_cluster_batch_size"))
+            family("alertd_cluster_unavailable", "gauge",
+                   "1 while PostgreSQL cannot be reached: writes get 503 and /healthz reports degraded.",
+                   ["alertd_cluster_unavailable \(cluster.unavailableReason == nil ? 0 : 1)"])
+            family("alertd_cluster_reconnects_total", "counter",
+                   "Connections to PostgreSQL made again after one was lost or could not be made.",
+                   ["alertd_cluster_reconnects_total \(cluster.reconnects)"])
+            family("alertd_cluster_events_read_total", "counter",
+                   "Events other instances committed, by how this one read them (poll: their NOTIFY was lost or late).",
+                   ["alertd_cluster_events_read_total{via=\"notify\"} \(cluster.eventsByNotification)",
+                    "alertd_cluster_events_read_total{via=\"poll\"} \(cluster.eventsByPolling)",
+                    "alertd_cluster_events_read_total{via=\"writer\"} \(cluster.eventsByWriter)"])
         }
         return lines.joined(separator: "\n") + "\n"
     }

@@ -1,3 +1,4 @@
+import AlertCodec
 import AlertCore
 
 /// Reading what the cluster committed: events after an index, and the image a starting instance loads.
@@ -12,15 +13,19 @@ enum ClusterEvents {
 
     /// Events with an index in `after + 1 ... through`, ascending (at most `pageSize`).
     static func read(_ connection: PGConnection, after: UInt64, through: UInt64) throws(PGError) -> [AlertEvent] {
-        let rows = try connection.execute(
+        try events(connection.execute(PGStatement(
             "SELECT idx, kind, alert FROM alertd_events WHERE idx > $1 AND idx <= $2 ORDER BY idx LIMIT \(pageSize)",
-            [String(after), String(through)])
+            [String(after), String(through)], name: "alertd_events_after")))
+    }
+
+    /// The events of rows of `idx, kind, alert`.
+    static func events(_ rows: [[String?]]) throws(PGError) -> [AlertEvent] {
         var events: [AlertEvent] = []
         events.reserveCapacity(rows.count)
         for row in rows {
             guard let index = row[0]?.uint64, let kind = row[1].flatMap(AlertEvent.Kind.init(rawValue:)),
                   let text = row[2] else { throw PGError("an event row is damaged") }
-            events.append(AlertEvent(index: index, kind: kind, alert: try AlertCoding.decode(text)))
+            events.append(AlertEvent(index: index, kind: kind, alert: try Alert.decoding(text)))
         }
         return events
     }
@@ -32,13 +37,13 @@ enum ClusterEvents {
         defer { _ = try? connection.execute("COMMIT") }
         guard let cluster = try connection.execute("SELECT head, epoch FROM alertd_cluster WHERE id = 1").first,
               let head = cluster[0]?.uint64, let epoch = cluster[1] else { throw PGError("alertd_cluster is empty") }
-        let since = AlertCoding.milliseconds(.now) - retention.components.seconds * 1000
+        let since = StoredTime.milliseconds(.now) - retention.components.seconds * 1000
         var alerts: [Alert] = []
         for row in try connection.execute(
             "SELECT alert FROM alertd_alerts WHERE state = 'pending' OR resolved_at > $1 ORDER BY sequence",
             [String(since)]) {
             guard let text = row[0] else { continue }
-            alerts.append(try AlertCoding.decode(text))
+            alerts.append(try Alert.decoding(text))
         }
         var events: [AlertEvent] = []
         var after = head > UInt64(history) ? head - UInt64(history) : 0

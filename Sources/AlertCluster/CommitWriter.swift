@@ -1,3 +1,4 @@
+import AlertCodec
 import AlertCore
 import Foundation
 
@@ -11,7 +12,8 @@ import Foundation
 /// resolution; a loser reads the winner in the same transaction. One `NOTIFY` per batch carries the new head.
 final class CommitWriter: @unchecked Sendable {
     // @unchecked Sendable: `queue`, `unavailable` and `stopped` are read and written only while `condition` is
-    // locked; `url` and `feed` are immutable; `connection` is used only by the writer thread (`run()`) after `start()`.
+    // locked; `url`, `feed`, `lease` and `counters` are immutable; `connection` is used only by the writer thread
+    // (`run()`) after `start()`.
 
     /// One queued request.
     enum Command {
@@ -22,14 +24,14 @@ final class CommitWriter: @unchecked Sendable {
         case delivery(AlertID, error: String?, final: Bool)
     }
 
-    /// How long a claimed delivery stays this instance's after its last attempt.
-    static let lease = Duration.seconds(60)
-
     /// The most commands one transaction takes.
     static let batchLimit = 512
 
     private let url: String
-    private let feed: StoreFeed
+    let feed: StoreFeed
+    /// How long a claimed delivery stays this instance's after its last attempt.
+    let lease: Duration
+    let counters: ClusterCounters
     private let condition = NSCondition()
     private var queue: [Command] = []
     private var unavailable: String?
@@ -39,9 +41,14 @@ final class CommitWriter: @unchecked Sendable {
     private let history: Int
     private let retention: Duration
 
-    init(url: String, feed: StoreFeed, connection: PGConnection, history: Int, retention: Duration) {
+    init(
+        url: String, feed: StoreFeed, connection: PGConnection, history: Int, retention: Duration, lease: Duration,
+        counters: ClusterCounters
+    ) {
         self.url = url
         self.feed = feed
+        self.lease = lease
+        self.counters = counters
         self.connection = connection
         self.history = history
         self.retention = retention
@@ -93,6 +100,7 @@ final class CommitWriter: @unchecked Sendable {
                 connection = nil
                 do {
                     connection = try PGConnection(url)
+                    counters.reconnected()
                     setUnavailable(nil)
                     backoff = 0.05
                 } catch {
@@ -148,15 +156,27 @@ final class CommitWriter: @unchecked Sendable {
         return taken
     }
 
-    /// Commits a batch; a batch that fails for a reason other than the connection is retried one command at a time,
-    /// so that one bad change fails alone.
-    private func commit(_ batch: [Command], on connection: PGConnection) {
+    /// What was queued since the batch was taken (at most `count`), without waiting: a batch that waited for the
+    /// head row takes what came meanwhile.
+    func takeQueued(upTo count: Int) -> [Command] {
+        guard count > 0 else { return [] }
+        condition.lock()
+        defer { condition.unlock() }
+        let taken = Array(queue.prefix(count))
+        queue.removeFirst(taken.count)
+        return taken
+    }
+
+    /// Commits a batch (and, when `absorbing`, what is queued once it holds the head row); a batch that fails for a
+    /// reason other than the connection is retried one command at a time, so that one bad change fails alone.
+    private func commit(_ batch: [Command], on connection: PGConnection, absorbing: Bool = true) {
+        var batch = batch
         do {
-            try transact(batch, on: connection)
+            try transact(&batch, on: connection, absorbing: absorbing)
         } catch {
             if connection.isOK { _ = try? connection.execute("ROLLBACK") }
             if connection.isOK && batch.count > 1 {
-                for command in batch { commit([command], on: connection) }
+                for command in batch { commit([command], on: connection, absorbing: false) }
                 return
             }
             if !connection.isOK { setUnavailable(error.description) }
@@ -164,32 +184,72 @@ final class CommitWriter: @unchecked Sendable {
         }
     }
 
-    private func transact(_ batch: [Command], on connection: PGConnection) throws(PGError) {
+    private func transact(_ batch: inout [Command], on connection: PGConnection, absorbing: Bool) throws(PGError) {
         let known = feed.queuedHead
-        var completions: [@Sendable () -> Void] = []
         guard batch.contains(where: { if case .change = $0 { true } else { false } }) else {
             // No change of alerts: record deliveries, read what is committed, take no lock.
+            var completions: [@Sendable () -> Void] = []
             for case .delivery(let id, let error, let final) in batch {
-                try record(id, error: error, final: final, on: connection)
+                try connection.execute(recording(id, error: error, final: final))
             }
             let head = try ClusterEvents.head(connection)
             let seen = try readEvents(connection, after: known, through: head)
+            if !seen.isEmpty { try connection.awaitFlush() }  // another instance's, maybe not on disk yet
             for case .catchUp(let done) in batch { completions.append(done) }
-            feed.deliver(seen, then: completions)
+            counters.read(feed.deliver(seen, then: completions), by: \.eventsByWriter)
             return
         }
+        let started = ContinuousClock.now
+        let committed: Committed
+        if let pipelined = try pipelined(&batch, on: connection, absorbing: absorbing) {
+            committed = pipelined
+        } else {
+            committed = try stepByStep(batch, on: connection)
+        }
+        do {
+            // One NOTIFY a batch, carrying the new head, sent once the batch is on disk: a notified instance shows
+            // the events at once.
+            try connection.awaitFlush(notifying: committed.made.last.map { String($0.index) })
+        } catch {
+            // Committed, but not known to be on disk: nothing is shown as done (a create retried with its key is made
+            // once), and the events reach the store through the follower once they are readable again.
+            if !connection.isOK { setUnavailable(error.description) }
+            fail(batch, error.description)
+            return
+        }
+        let elapsed = (ContinuousClock.now - started).components
+        counters.committed(seconds: Double(elapsed.seconds) + Double(elapsed.attoseconds) * 1e-18,
+                           changes: batch.count { if case .change = $0 { true } else { false } })
+        // The events before the batch's (other instances' commits, up to the head it found) go to the store first;
+        // the follower has usually brought them already, when their NOTIFY came while this batch waited.
+        var seen: [AlertEvent] = []
+        if feed.queuedHead < committed.before {
+            // After the commit nothing may throw (the batch would be tried again): a failed read leaves these to the
+            // follower, and the feed holds this batch's events back rather than leave a gap.
+            seen = (try? readEvents(connection, after: feed.queuedHead, through: committed.before)) ?? []
+        }
+        let queued = feed.deliver(seen + committed.made, then: committed.completions)
+        counters.read(max(0, queued - committed.made.count), by: \.eventsByWriter)
+    }
+
+    /// The batch one statement at a time, each change's outcome read before the next: an idempotency key that
+    /// exists (a replay, or `keyReused`), a resolution that lost (`409` naming the winner) or came too early.
+    private func stepByStep(_ batch: [Command], on connection: PGConnection) throws(PGError) -> Committed {
+        var completions: [@Sendable () -> Void] = []
         try connection.execute("BEGIN")
-        guard var head = try connection.execute("SELECT head FROM alertd_cluster WHERE id = 1 FOR UPDATE")
-            .first?.first??.uint64 else { throw PGError("alertd_cluster is empty") }
-        let seen = try readEvents(connection, after: known, through: head)
+        try connection.execute(Self.asynchronous)
+        guard var head = try connection.execute(Self.lockingHead).first?.first??.uint64 else {
+            throw PGError("alertd_cluster is empty")
+        }
+        let before = head
         var made: [AlertEvent] = []
-        let now = AlertCoding.milliseconds(.now)
+        let now = StoredTime.milliseconds(.now)
         for command in batch {
             switch command {
             case .catchUp(let done):
                 completions.append(done)
             case .delivery(let id, let error, let final):
-                try record(id, error: error, final: final, on: connection)
+                try connection.execute(recording(id, error: error, final: final))
             case .change(.create(var alert, let idempotency), let done):
                 alert.sequence = head + 1
                 let outcome = try create(alert, idempotency, on: connection)
@@ -207,82 +267,41 @@ final class CommitWriter: @unchecked Sendable {
                 completions.append { done(outcome) }
             }
         }
-        if !made.isEmpty {
-            var parameters: [String?] = []
-            var rows: [String] = []
-            for event in made {
-                let first = parameters.count
-                rows.append("($\(first + 1), $\(first + 2), $\(first + 3))")
-                parameters += [String(event.index), event.kind.rawValue, AlertCoding.encode(event.alert)]
-            }
-            try connection.execute("INSERT INTO alertd_events (idx, kind, alert) VALUES " + rows.joined(separator: ", "),
-                                   parameters)
-            try connection.execute("UPDATE alertd_cluster SET head = $1 WHERE id = 1", [String(head)])
-            try connection.execute("SELECT pg_notify('alertd_events', $1)", [String(head)])
+        for statement in Self.publishing(made, texts: made.map(\.alert.storedText)) {
+            try connection.execute(statement)
         }
         try connection.execute("COMMIT")
-        feed.deliver(seen + made, then: completions)
+        return Committed(before: before, made: made, completions: completions)
     }
 
     /// Inserts a new alert, or finds the one its idempotency key created.
     private func create(
         _ alert: Alert, _ idempotency: IdempotencyRecord?, on connection: PGConnection
     ) throws(PGError) -> Result<CommittedChange, AlertStoreError> {
-        let ownerKey = alert.owner.map { "o:" + $0 } ?? "-"
-        let draft = idempotency.map { AlertCoding.encode($0.draft) }
-        let inserted = try connection.execute("""
-            INSERT INTO alertd_alerts (id, sequence, owner_key, idempotency_key, draft, state, expires_at, alert)
-            VALUES ($1, $2, $3, $4, $5, 'pending', $6, $7)
-            ON CONFLICT (owner_key, idempotency_key) DO NOTHING RETURNING sequence
-            """, [alert.id.rawValue, String(alert.sequence), ownerKey, idempotency?.key, draft,
-                  alert.expiresAt.map { String(AlertCoding.milliseconds($0)) }, AlertCoding.encode(alert)])
+        let inserted = try connection.execute(Self.inserting([(alert, idempotency, alert.storedText)]))
         guard inserted.isEmpty, let idempotency else { return .success(.created(alert, replayed: false)) }
         let rows = try connection.execute(
             "SELECT alert, draft FROM alertd_alerts WHERE owner_key = $1 AND idempotency_key = $2",
-            [ownerKey, idempotency.key])
+            [Self.ownerKey(alert), idempotency.key])
         guard let row = rows.first, let text = row[0] else { throw PGError("an idempotency key conflicted, then vanished") }
-        guard row[1] == draft else { return .failure(.keyReused(idempotency.key)) }
-        return .success(.created(try AlertCoding.decode(text), replayed: true))
+        guard row[1] == idempotency.draft.storedText else { return .failure(.keyReused(idempotency.key)) }
+        return .success(.created(try Alert.decoding(text), replayed: true))
     }
 
     /// Resolves a pending alert, only while it is pending (an expiry only once due); the loser reads the winner.
     private func resolve(
         _ alert: Alert, now: Int64, on connection: PGConnection
     ) throws(PGError) -> Result<CommittedChange, AlertStoreError> {
-        guard let result = alert.result else { throw PGError("a resolution without a result") }
-        var sql = """
-            UPDATE alertd_alerts SET state = $2, resolved_at = $3, alert = $4
-            WHERE id = $1 AND state = 'pending'
-            """
-        var parameters: [String?] = [alert.id.rawValue, result.resolution.rawValue,
-                                     String(AlertCoding.milliseconds(result.resolvedAt)), AlertCoding.encode(alert)]
-        if result.resolution == .expired {
-            sql += " AND expires_at <= $5"
-            parameters.append(String(now))
-        }
-        guard try connection.execute(sql + " RETURNING sequence", parameters).isEmpty else {
-            if alert.delivery != nil {
-                try connection.execute("INSERT INTO alertd_deliveries (alert_id, state) VALUES ($1, 'pending')",
-                                       [alert.id.rawValue])
-            }
+        guard try connection.execute(Self.resolving(alert, text: alert.storedText, now: now)).isEmpty else {
+            if alert.delivery != nil { try connection.execute(Self.delivering(alert.id)) }
             return .success(.resolved(alert))
         }
         let rows = try connection.execute("SELECT alert FROM alertd_alerts WHERE id = $1", [alert.id.rawValue])
         guard let text = rows.first?[0] else { return .failure(.notFound(alert.id)) }
-        guard let winner = try AlertCoding.decode(text).result else {
+        guard let winner = try Alert.decoding(text).result else {
             return .failure(AlertStoreError(kind: .invalid, message: "alert \(alert.id) is not due to expire yet"))
         }
         return .failure(.alreadyResolved(winner, id: alert.id))
-    }
-
-    /// Records a delivery attempt; one to be tried again keeps its claim for another lease.
-    private func record(_ id: AlertID, error: String?, final: Bool, on connection: PGConnection) throws(PGError) {
-        let state = error == nil ? "delivered" : (final ? "failed" : "pending")
-        let lease = AlertCoding.milliseconds(.now) + Self.lease.components.seconds * 1000
-        try connection.execute("""
-            UPDATE alertd_deliveries SET attempts = attempts + 1, last_error = $2, state = $3, lease_until = $4
-            WHERE alert_id = $1
-            """, [id.rawValue, error, state, String(lease)])
     }
 
     private func readEvents(
@@ -303,7 +322,7 @@ final class CommitWriter: @unchecked Sendable {
     /// then).
     private func prune(_ connection: PGConnection) {
         let keep = max(history, 10_000)
-        let cutoff = AlertCoding.milliseconds(.now) - retention.components.seconds * 1000
+        let cutoff = StoredTime.milliseconds(.now) - retention.components.seconds * 1000
         _ = try? connection.execute(
             "DELETE FROM alertd_events WHERE idx <= (SELECT head FROM alertd_cluster WHERE id = 1) - $1", [String(keep)])
         _ = try? connection.execute(

@@ -1,3 +1,4 @@
+import AlertCodec
 import AlertCore
 import Foundation
 import Locking
@@ -6,25 +7,30 @@ import Locking
 /// up to it and feeds them to the store. Notifications are hints: it also reads the head once a second and right
 /// after every reconnect (notifications sent while it was away are lost).
 final class EventFollower: @unchecked Sendable {
-    // @unchecked Sendable: `stopped` and `failure` are guarded by `lock`; `url`, `feed` and `deliver` (a Lock) are
-    // immutable; the connection lives in `run()`, on the follower thread only.
+    // @unchecked Sendable: `stopped` and `failure` are guarded by `lock`; `url`, `feed`, `lease`, `counters` and
+    // `deliver` (a Lock) are immutable; the connection lives in `run()`, on the follower thread only.
 
     private let url: String
     private let feed: StoreFeed
+    /// How long a claimed delivery stays this instance's.
+    private let lease: Duration
+    private let counters: ClusterCounters
     /// Where claimed deliveries go (the webhook sender), once started.
-    private let deliver: Lock<(@Sendable (Alert) -> Void)?> = Lock(nil)
+    private let deliver: Lock<Callback<Alert>?> = Lock(nil)
     private let lock = NSLock()
     private var stopped = false
     /// Why the last read failed, until the follower reconnects.
     private var failure: String?
 
-    init(url: String, feed: StoreFeed) {
+    init(url: String, feed: StoreFeed, lease: Duration, counters: ClusterCounters) {
         self.url = url
         self.feed = feed
+        self.lease = lease
+        self.counters = counters
     }
 
     func start(deliver: @escaping @Sendable (Alert) -> Void) {
-        self.deliver.withLock { $0 = deliver }
+        self.deliver.withLock { $0 = Callback(deliver) }
         let thread = Thread { [self] in run() }
         thread.name = "alertd-pg-follower"
         thread.start()
@@ -42,26 +48,35 @@ final class EventFollower: @unchecked Sendable {
     private func run() {
         var connection: PGConnection?
         var backoff = 0.05
+        /// Whether a connection was made before: the next one is a reconnect.
+        var connectedBefore = false
+        var lastClaim = ContinuousClock.now - Self.claimInterval
         while !isStopped {
             do {
                 if connection == nil {
                     let made = try PGConnection(url)
                     try made.execute("LISTEN alertd_events")
                     connection = made
+                    if connectedBefore { counters.reconnected() }
+                    connectedBefore = true
                     backoff = 0.05
-                    try catchUp(made, to: nil)
+                    try catchUp(made, to: nil, by: \.eventsByPolling)
                     lock.withLock { failure = nil }
                 }
                 guard let connection else { continue }
                 let heads = try connection.notifications(waiting: 1000).compactMap { UInt64($0) }
                 if let target = heads.max() {
-                    if target > feed.queuedHead { try catchUp(connection, to: target) }
+                    if target > feed.queuedHead { try catchUp(connection, to: target, by: \.eventsByNotification) }
                 } else {
-                    try catchUp(connection, to: nil)
+                    try catchUp(connection, to: nil, by: \.eventsByPolling)
                 }
-                try claimDeliveries(connection)
+                if ContinuousClock.now - lastClaim >= Self.claimInterval {
+                    try claimDeliveries(connection)
+                    lastClaim = ContinuousClock.now
+                }
             } catch {
                 lock.withLock { failure = error.description }
+                connectedBefore = true
                 connection = nil
                 Thread.sleep(forTimeInterval: backoff)
                 backoff = min(backoff * 2, 2)
@@ -69,32 +84,47 @@ final class EventFollower: @unchecked Sendable {
         }
     }
 
+    /// How often deliveries are claimed at most: under load notifications come every few milliseconds, and a claim
+    /// is a statement PostgreSQL runs whether or not there is anything to claim.
+    static let claimInterval = Duration.milliseconds(100)
+
     /// Claims pending deliveries whose lease passed (none claimed them, or their instance stopped renewing: it died)
     /// and hands them to the sender. Rows another instance is claiming at the same moment are skipped.
     private func claimDeliveries(_ connection: PGConnection) throws(PGError) {
         guard let deliver = deliver.withLock({ $0 }) else { return }
-        let now = AlertCoding.milliseconds(.now)
-        let rows = try connection.execute("""
+        let now = StoredTime.milliseconds(.now)
+        let rows = try connection.execute(PGStatement("""
             UPDATE alertd_deliveries d SET lease_until = $1
             FROM (SELECT alert_id FROM alertd_deliveries WHERE state = 'pending' AND lease_until < $2
                   ORDER BY lease_until LIMIT 32 FOR UPDATE SKIP LOCKED) claimed, alertd_alerts a
             WHERE d.alert_id = claimed.alert_id AND a.id = d.alert_id
             RETURNING a.alert
-            """, [String(now + CommitWriter.lease.components.seconds * 1000), String(now)])
+            """, [String(now + lease.milliseconds), String(now)], name: "alertd_claim"))
         for row in rows {
             guard let text = row[0] else { continue }
-            deliver(try AlertCoding.decode(text))
+            deliver.call(try Alert.decoding(text))
         }
     }
 
-    /// Reads the events after what the store has, up to `target` (the committed head when nil), and feeds them.
-    private func catchUp(_ connection: PGConnection, to target: UInt64?) throws(PGError) {
+    /// Reads the events after what the store has, up to `target` (the committed head when nil), feeds them, and
+    /// counts the ones the store did not have yet under `way`.
+    private func catchUp(
+        _ connection: PGConnection, to target: UInt64?, by way: WritableKeyPath<AuthorityStatistics, UInt64>
+    ) throws(PGError) {
         var head = target ?? 0
         if target == nil { head = try ClusterEvents.head(connection) }
+        // A notification comes once its batch is on disk (and every batch before it: the WAL is flushed in order).
+        // Polled events may be committed and not on disk yet (a writer's commit returns before its flush): they reach
+        // the store, and wake waiters, only once they are.
+        var flushed = target != nil
         while feed.queuedHead < head {
             let page = try ClusterEvents.read(connection, after: feed.queuedHead, through: head)
             guard !page.isEmpty else { return }
-            feed.deliver(page)
+            if !flushed {
+                try connection.awaitFlush()
+                flushed = true
+            }
+            counters.read(feed.deliver(page), by: way)
         }
     }
 }

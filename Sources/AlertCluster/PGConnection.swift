@@ -9,6 +9,8 @@ import Darwin
 /// and text results, and the notifications `LISTEN` brings.
 final class PGConnection {
     private let connection: OpaquePointer
+    /// The names of the statements prepared on this connection (`PGStatement.name`).
+    private var prepared: Set<String> = []
 
     /// Connects, or throws what libpq said.
     ///
@@ -47,6 +49,105 @@ final class PGConnection {
         }
         guard let result else { throw PGError(String(cString: PQerrorMessage(connection))) }
         defer { PQclear(result) }
+        return try Self.rows(of: result)
+    }
+
+    /// Runs one statement: a named one is prepared on this connection the first time (then PostgreSQL parses it once
+    /// and plans it once it has seen it a few times), an unnamed one is parsed and planned each time.
+    ///
+    /// - Returns: The rows, each column as text (`nil` for NULL).
+    @discardableResult
+    func execute(_ statement: PGStatement) throws(PGError) -> [[String?]] {
+        guard let name = statement.name else { return try execute(statement.sql, statement.parameters) }
+        try prepare([statement])
+        let result = withCStrings(statement.parameters) { values in
+            PQexecPrepared(connection, name, Int32(statement.parameters.count), values, nil, nil, 0)
+        }
+        guard let result else { throw PGError(String(cString: PQerrorMessage(connection))) }
+        defer { PQclear(result) }
+        return try Self.rows(of: result)
+    }
+
+    /// Prepares the named statements of `statements` not prepared on this connection yet.
+    private func prepare(_ statements: [PGStatement]) throws(PGError) {
+        for statement in statements {
+            guard let name = statement.name, !prepared.contains(name) else { continue }
+            guard let result = PQprepare(connection, name, statement.sql, Int32(statement.parameters.count), nil) else {
+                throw PGError(String(cString: PQerrorMessage(connection)))
+            }
+            defer { PQclear(result) }
+            _ = try Self.rows(of: result)
+            prepared.insert(name)
+        }
+    }
+
+    /// Returns once everything committed before the call is on PostgreSQL's disk (the writer's batches commit with
+    /// `synchronous_commit` off, so their commit returns before the flush): commits a transaction that has an id, with
+    /// this session's `synchronous_commit` (on), so its commit record, after every earlier one in the WAL, is flushed
+    /// before it returns. Several connections waiting at once share PostgreSQL's flush.
+    ///
+    /// - Parameter notifying: A `NOTIFY alertd_events` payload to send in the same transaction: listeners get it only
+    ///   after the flush (PostgreSQL signals them once the commit, flush included, is done).
+    func awaitFlush(notifying payload: String? = nil) throws(PGError) {
+        if let payload {
+            try execute(PGStatement("SELECT pg_current_xact_id(), pg_notify('alertd_events', $1)", [payload],
+                                    name: "alertd_flush_notify"))
+        } else {
+            try execute(PGStatement("SELECT pg_current_xact_id()", name: "alertd_flush"))
+        }
+    }
+
+    /// Sends `statements` at once and reads their results (libpq's pipeline mode): one round trip to the server for
+    /// all of them instead of one each. After a statement fails the server skips the rest of the pipeline.
+    ///
+    /// - Returns: Each statement's rows, or why it failed (or that it was skipped), in order.
+    /// - Throws: `PGError` when the connection fails.
+    func pipeline(_ statements: [PGStatement]) throws(PGError) -> [Result<[[String?]], PGError>] {
+        try prepare(statements)
+        guard PQenterPipelineMode(connection) == 1 else { throw PGError(String(cString: PQerrorMessage(connection))) }
+        defer { PQexitPipelineMode(connection) }
+        for statement in statements {
+            let sent = withCStrings(statement.parameters) { values in
+                if let name = statement.name {
+                    PQsendQueryPrepared(connection, name, Int32(statement.parameters.count), values, nil, nil, 0)
+                } else {
+                    PQsendQueryParams(connection, statement.sql, Int32(statement.parameters.count), nil, values, nil,
+                                      nil, 0)
+                }
+            }
+            guard sent == 1 else { throw PGError(String(cString: PQerrorMessage(connection))) }
+        }
+        guard PQpipelineSync(connection) == 1 else { throw PGError(String(cString: PQerrorMessage(connection))) }
+        var results: [Result<[[String?]], PGError>] = []
+        results.reserveCapacity(statements.count)
+        for _ in statements {
+            var outcome: Result<[[String?]], PGError>?
+            // A statement's results end with a null result.
+            while let result = PQgetResult(connection) {
+                if PQresultStatus(result) == PGRES_PIPELINE_ABORTED {
+                    outcome = .failure(PGError("not run: an earlier statement of the pipeline failed"))
+                } else {
+                    do throws(PGError) {
+                        outcome = .success(try Self.rows(of: result))
+                    } catch {
+                        outcome = .failure(error)
+                    }
+                }
+                PQclear(result)
+            }
+            guard let outcome else { throw PGError(String(cString: PQerrorMessage(connection))) }
+            results.append(outcome)
+        }
+        guard let sync = PQgetResult(connection) else { throw PGError(String(cString: PQerrorMessage(connection))) }
+        defer { PQclear(sync) }
+        guard PQresultStatus(sync) == PGRES_PIPELINE_SYNC else {
+            throw PGError("the pipeline did not end where it should: \(String(cString: PQerrorMessage(connection)))")
+        }
+        return results
+    }
+
+    /// A result's rows, each column as text (`nil` for NULL); or the error it reports.
+    private static func rows(of result: OpaquePointer) throws(PGError) -> [[String?]] {
         let status = PQresultStatus(result)
         guard status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK else {
             let state = PQresultErrorField(result, Int32(UInt8(ascii: "C"))).map { String(cString: $0) }
@@ -61,20 +162,44 @@ final class PGConnection {
         }
     }
 
-    /// Waits up to `timeout` milliseconds for the server to send something, then reads the notifications that came.
+    /// The notifications that came, waiting up to `timeout` milliseconds for the server when none is queued.
+    ///
+    /// Notifications that arrived while a statement ran on this connection are already queued in libpq: they are
+    /// returned at once, without waiting for the socket (which has nothing more to read).
     ///
     /// - Returns: The payloads of the notifications received (possibly none).
     func notifications(waiting timeout: Int32) throws(PGError) -> [String] {
+        var payloads = queuedNotifications()
+        guard payloads.isEmpty else { return payloads }
         var poller = pollfd(fd: PQsocket(connection), events: Int16(POLLIN), revents: 0)
         if poll(&poller, 1, timeout) > 0 {
             guard PQconsumeInput(connection) == 1 else { throw PGError(String(cString: PQerrorMessage(connection))) }
         }
+        payloads = queuedNotifications()
+        return payloads
+    }
+
+    private func queuedNotifications() -> [String] {
         var payloads: [String] = []
         while let notification = PQnotifies(connection) {
             payloads.append(String(cString: notification.pointee.extra))
             PQfreemem(notification)
         }
         return payloads
+    }
+}
+
+/// A statement and its parameters (`$1…`, as text; `nil` is SQL NULL), for `PGConnection.execute(_:)` and
+/// `pipeline(_:)`. A named one is prepared once per connection: its name stands for this `sql` everywhere.
+struct PGStatement {
+    let sql: String
+    let parameters: [String?]
+    let name: String?
+
+    init(_ sql: String, _ parameters: [String?] = [], name: String? = nil) {
+        self.sql = sql
+        self.parameters = parameters
+        self.name = name
     }
 }
 

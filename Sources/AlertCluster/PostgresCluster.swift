@@ -8,23 +8,29 @@ public final class PostgresCluster: StoreAuthorityService {
     private let feed: StoreFeed
     private let writer: CommitWriter
     private let follower: EventFollower
+    private let counters = ClusterCounters()
 
     /// Connects, makes or migrates the schema, and reads what the database holds.
     ///
     /// - Parameters:
     ///   - url: The `postgresql://` URL.
     ///   - configuration: The store's retention and event history: how much of the database the image holds.
+    ///   - webhookLease: How long a webhook delivery this instance claimed stays its own after each attempt; then
+    ///     another instance may claim it (this one died, or stopped trying).
     /// - Throws: `ClusterError` when the database cannot be reached or its schema is newer than this build's.
-    public init(url: String, configuration: AlertStore.Configuration) throws(ClusterError) {
+    public init(
+        url: String, configuration: AlertStore.Configuration, webhookLease: Duration = .seconds(60)
+    ) throws(ClusterError) {
         do {
             let connection = try PGConnection(url)
             try ClusterSchema.migrate(connection)
             image = try ClusterEvents.image(connection, retention: configuration.retention,
                                             history: configuration.eventHistory)
+            try connection.awaitFlush()  // what the image holds is on disk before the store shows it
             feed = StoreFeed(head: image.changeIndex)
             writer = CommitWriter(url: url, feed: feed, connection: connection, history: configuration.eventHistory,
-                                  retention: configuration.retention)
-            follower = EventFollower(url: url, feed: feed)
+                                  retention: configuration.retention, lease: webhookLease, counters: counters)
+            follower = EventFollower(url: url, feed: feed, lease: webhookLease, counters: counters)
         } catch {
             throw ClusterError(description: "cannot use the PostgreSQL database \(Self.redacted(url)): \(error)")
         }
@@ -53,6 +59,16 @@ public final class PostgresCluster: StoreAuthorityService {
 
     public func catchUp(done: @escaping @Sendable () -> Void) {
         writer.submit(.catchUp(done: done))
+    }
+
+    public func observeCommits(_ observe: @escaping @Sendable (AuthorityCommit) -> Void) {
+        counters.observeCommits(observe)
+    }
+
+    public var statistics: AuthorityStatistics {
+        var statistics = counters.statistics
+        statistics.unavailableReason = unavailableReason
+        return statistics
     }
 
     /// Set while the writer or the follower cannot reach the database (the follower reads every second, so an idle

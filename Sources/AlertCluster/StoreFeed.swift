@@ -41,16 +41,20 @@ final class StoreFeed: Sendable {
 
     /// Queues `events` (those after `queuedHead`; a run that would leave a gap is dropped, to be read again), then
     /// `completions`, which run after the store applied them and everything queued before.
-    func deliver(_ events: [AlertEvent], then completions: [@Sendable () -> Void] = []) {
-        let drain = state.withLock { state in
+    ///
+    /// - Returns: How many of `events` were queued (the others the store had, or they would have left a gap).
+    @discardableResult
+    func deliver(_ events: [AlertEvent], then completions: [@Sendable () -> Void] = []) -> Int {
+        let (drain, queued) = state.withLock { state in
             var fresh = events.drop { $0.index <= state.queuedHead }
             if let first = fresh.first, first.index != state.queuedHead + 1 { fresh = [] }
             if let last = fresh.last { state.queuedHead = last.index }
-            guard !fresh.isEmpty || !completions.isEmpty else { return false }
+            guard !fresh.isEmpty || !completions.isEmpty else { return (false, 0) }
             state.items.append(Item(events: Array(fresh), completions: completions))
-            return startDraining(&state)
+            return (startDraining(&state), fresh.count)
         }
         if drain { Task { await self.drain() } }
+        return queued
     }
 
     private func startDraining(_ state: inout State) -> Bool {

@@ -51,4 +51,9 @@ public protocol StoreAuthorityService: StoreAuthority {
     func start(feeding store: AlertStore, deliver: @escaping @Sendable (Alert) -> Void)
     /// Stops: closes the database connections; commits still queued fail as `unavailable`.
     func stop()
+    /// Calls `observe` after each transaction that held changes, on the authority's writer thread; set before
+    /// `start(feeding:deliver:)`.
+    func observeCommits(_ observe: @escaping @Sendable (AuthorityCommit) -> Void)
+    /// Its counts since it started, and whether the database is reachable now.
+    var statistics: AuthorityStatistics { get }
 }

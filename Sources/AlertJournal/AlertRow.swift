@@ -1,3 +1,4 @@
+import AlertCodec
 import AlertCore
 
 /// An alert as the columns of a row: the same columns, in the same order, in `alerts` and in `events` (whose
@@ -23,9 +24,9 @@ enum AlertRow {
         var result: [UInt8]?
 
         init(_ alert: Alert) {
-            buttons = AlertButton.journalJSON(alert.buttons)
-            fields = AlertField.journalJSON(alert.fields)
-            result = alert.result?.journalJSON
+            buttons = AlertButton.storedJSON(alert.buttons)
+            fields = AlertField.storedJSON(alert.fields)
+            result = alert.result?.storedJSON
         }
     }
 
@@ -75,7 +76,7 @@ enum AlertRow {
             animated: statement.int64(at: first + 8) != 0,
             buttons: try cache.buttons(statement.bytes(at: first + 9)),
             fields: try cache.fields(statement.bytes(at: first + 10)),
-            result: statement.isNull(at: first + 18) ? nil : try AlertResult(journal: statement.bytes(at: first + 18)),
+            result: statement.isNull(at: first + 18) ? nil : try AlertResult(stored: statement.bytes(at: first + 18)),
             createdAt: JournalTime.date(statement.int64(at: first + 11)),
             expiresAt: statement.optionalInt64(at: first + 12).map(JournalTime.date),
             delivery: try readDelivery(from: statement, at: first + 13),

@@ -1,3 +1,4 @@
+import AlertCodec
 import AlertCore
 #if canImport(Glibc)
 import Glibc
@@ -13,12 +14,12 @@ struct AlertRowCache {
 
     /// The buttons of `bytes`, parsed unless they equal the previous row's.
     mutating func buttons(_ bytes: UnsafeRawBufferPointer) throws(JournalDecodingError) -> [AlertButton] {
-        try buttons.value(bytes, AlertButton.journalButtons)
+        try buttons.value(bytes, AlertButton.stored)
     }
 
     /// The fields of `bytes`, parsed unless they equal the previous row's.
     mutating func fields(_ bytes: UnsafeRawBufferPointer) throws(JournalDecodingError) -> [AlertField] {
-        try fields.value(bytes, AlertField.journalFields)
+        try fields.value(bytes, AlertField.stored)
     }
 
     /// The value decoded from the last bytes seen, and those bytes.

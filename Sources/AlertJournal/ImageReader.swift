@@ -1,3 +1,4 @@
+import AlertCodec
 import AlertCore
 
 /// Reads the `StoreImage` a file holds: the meta row, every alert, the event history and the idempotency keys.
@@ -72,7 +73,7 @@ enum ImageReader {
         let rows = try prepare(connection, "SELECT sequence, owner, key, draft FROM idempotency ORDER BY sequence")
         var keys: [(record: IdempotencyRecord, sequence: UInt64)] = []
         while try step(rows) {
-            let draft = try decode { () throws(JournalDecodingError) in try AlertDraft(journal: rows.bytes(at: 3)) }
+            let draft = try decode { () throws(JournalDecodingError) in try AlertDraft(stored: rows.bytes(at: 3)) }
             let owner = rows.text(at: 1)
             let record = IdempotencyRecord(owner: owner.isEmpty ? nil : owner, key: rows.text(at: 2), draft: draft)
             keys.append((record, UInt64(bitPattern: rows.int64(at: 0))))

@@ -1,23 +1,12 @@
+import AlertCodec
 import Foundation
 
-/// Dates as the journal stores them: integer milliseconds since 1970, rounded as the API's RFC 3339 timestamps
-/// are, so a date read back formats to the same text it was served as before a restart.
-enum JournalTime {
-    /// Milliseconds from 1970 to 2001, `Date`'s reference date.
-    private static let referenceOffset: Int64 = 978_307_200_000
+/// Dates as the journal stores them: `StoredTime`'s whole milliseconds since 1970, the same as the cluster's tables.
+typealias JournalTime = StoredTime
 
-    /// `date` in whole milliseconds since 1970 (the nearest one).
-    static func milliseconds(_ date: Date) -> Int64 {
-        let scaled = (date.timeIntervalSinceReferenceDate * 1000).rounded()
-        guard scaled.isFinite, scaled.magnitude < 0x1p62 else { return scaled < 0 ? .min / 2 : .max / 2 }
-        return Int64(scaled) + referenceOffset
-    }
-
-    /// The date of a millisecond count since 1970.
-    static func date(_ milliseconds: Int64) -> Date {
-        Date(timeIntervalSinceReferenceDate: Double(milliseconds - referenceOffset) / 1000)
-    }
-}
+/// A row the journal cannot turn back into a value: the file was damaged or written by something else. The journal's
+/// JSON columns are read by the codec the cluster shares (`AlertCodec`), so its errors are the codec's.
+typealias JournalDecodingError = StoredValueError
 
 extension SQLiteJournal {
     /// `date` as the journal keeps it: the nearest whole millisecond (the API's precision). A store that makes its

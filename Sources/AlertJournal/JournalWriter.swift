@@ -1,3 +1,4 @@
+import AlertCodec
 import AlertCore
 import CSQLite
 
@@ -90,7 +91,7 @@ final class JournalWriter {
                 insertKey.bind(Int64(bitPattern: alert.sequence), at: 1)
                 insertKey.bind(idempotency.owner ?? "", at: 2)
                 insertKey.bind(idempotency.key, at: 3)
-                insertKey.bind(text: idempotency.draft.journalJSON, at: 4)
+                insertKey.bind(text: idempotency.draft.storedJSON, at: 4)
                 try insertKey.run()
             }
         case .resolved(let alert, let event):

@@ -26,7 +26,7 @@ case .run(let configuration):
     let app: AlertdApp
     do {
         let cluster = try configuration.database.map {
-            try PostgresCluster(url: $0, configuration: configuration.store)
+            try PostgresCluster(url: $0, configuration: configuration.store, webhookLease: configuration.webhookLease)
         }
         app = try AlertdApp(configuration: configuration, authority: cluster)
     } catch {

@@ -109,6 +109,23 @@ struct RoundTripTests {
         #expect(try await image(directory.path).alerts == alerts)
     }
 
+    /// Who answered (a token's name) is part of the result: a restart keeps it, in the alert and in its event.
+    @Test func aResultKeepsItsResponder() async throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let (journal, _) = try await open(directory.path)
+        let alert = plainAlert(1)
+        #expect(await journal.commit([.created(alert, event: 1, idempotency: nil)]) == nil)
+        var answer = resolved(alert, .answered, button: 0)
+        answer.result?.responder = "oncall"
+        #expect(await journal.commit([.resolved(answer, event: 2)]) == nil)
+        journal.close()
+
+        let restored = try await image(directory.path)
+        #expect(restored.alerts == [answer])
+        #expect(restored.events.last?.alert.result?.responder == "oncall")
+    }
+
     @Test func theEventHistoryKeepsTheMostRecentEventsEqualToTheAppendedOnes() async throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }

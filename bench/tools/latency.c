@@ -7,7 +7,10 @@
  * connection answers, and the time from writing the answer to receiving the waiter's
  * response is one sample. Prints p50/p99/max over the iterations.
  *
- * usage: latency -p PORT [-n ITERATIONS] [-H 127.0.0.1] [-s SETTLE_US]
+ * With -P WAIT_PORT the waiter connects to another server (an instance of the same cluster): the
+ * answer is given on PORT and the waiter woken on WAIT_PORT.
+ *
+ * usage: latency -p PORT [-P WAIT_PORT] [-n ITERATIONS] [-H 127.0.0.1] [-s SETTLE_US]
  */
 #include "http.h"
 
@@ -17,18 +20,20 @@ static const char ANSWER_BODY[] = "{\"buttonIndex\":1}";
 int main(int argc, char **argv)
 {
     const char *host = "127.0.0.1";
-    int port = 0, iterations = 2000, settle_us = 2000, opt;
-    while ((opt = getopt(argc, argv, "p:n:H:s:")) != -1) {
+    int port = 0, wait_port = 0, iterations = 2000, settle_us = 2000, opt;
+    while ((opt = getopt(argc, argv, "p:P:n:H:s:")) != -1) {
         switch (opt) {
         case 'p': port = atoi(optarg); break;
+        case 'P': wait_port = atoi(optarg); break;
         case 'n': iterations = atoi(optarg); break;
         case 'H': host = optarg; break;
         case 's': settle_us = atoi(optarg); break;
-        default: fprintf(stderr, "usage: latency -p PORT [-n N] [-H host] [-s settle_us]\n"); return 64;
+        default: fprintf(stderr, "usage: latency -p PORT [-P WAIT_PORT] [-n N] [-H host] [-s settle_us]\n"); return 64;
         }
     }
     if (port <= 0) { fprintf(stderr, "latency: -p PORT required\n"); return 64; }
-    int control = tcp_connect(host, port, 0, NULL), waiter = tcp_connect(host, port, 0, NULL);
+    if (wait_port <= 0) wait_port = port;
+    int control = tcp_connect(host, port, 0, NULL), waiter = tcp_connect(host, wait_port, 0, NULL);
     if (control < 0 || waiter < 0) die("connect");
     rbuf cin = { 0 }, win = { 0 };
     double *samples = malloc(sizeof(double) * (size_t)iterations);

@@ -11,7 +11,12 @@
  *      then prints "HOLD ..." and exits (for measuring the server's RSS).
  *
  * usage: swarm -p PORT -i ID -n N [-H 127.0.0.1] [-b B] [-m wake|hold] [-w WAIT_S]
- *              [-a ANSWER_JSON] [-s SETTLE_MS] [-T TIMEOUT_S] [-q MAX_CONNECTING] [-k]
+ *              [-a ANSWER_JSON] [-s SETTLE_MS] [-T TIMEOUT_S] [-q MAX_CONNECTING] [-k] [-e] [-A ANSWER_PORT]
+ *
+ * With -e each waiter is an event stream instead (`GET /v1/events?type=answered`, Server-Sent
+ * Events): it waits with its response head received, and is woken when the stream brings the
+ * `answered` event. With -A the answer goes to ANSWER_PORT (another instance of a cluster) while
+ * the waiters wait on PORT.
  *
  * With -k each connection first makes one `GET /healthz` and reads its answer, then
  * long-polls on the same keep-alive connection (a client that reuses its connection).
@@ -35,6 +40,21 @@ typedef struct {
 } waiter;
 
 static volatile sig_atomic_t stop_requested;
+
+/* An event stream's waiter read what came: 1 once the `answered` event is in, 0 while not (the
+ * head, the opening block, keep-alive comments), -1 when the stream ended or failed. */
+static int sse_read(waiter *w)
+{
+    rbuf_reserve(&w->in, 4096);
+    ssize_t got = read(w->fd, w->in.data + w->in.length, w->in.capacity - w->in.length - 1);
+    if (got < 0 && errno == EAGAIN) return 0;
+    if (got <= 0) return -1;
+    w->in.length += (size_t)got;
+    w->in.data[w->in.length] = 0;
+    if (strstr(w->in.data, "\nevent: answered") != NULL) return 1;
+    if (w->in.length > 4096) rbuf_consume(&w->in, w->in.length - 64); /* a split marker stays whole */
+    return 0;
+}
 static void on_signal(int sig) { (void)sig; stop_requested = 1; }
 
 /* Server-side sockets of PORT: how many are established, and how many still hold unread bytes. */
@@ -59,12 +79,12 @@ static void server_sockets(int port, long *established, long *unread)
 int main(int argc, char **argv)
 {
     const char *host = "127.0.0.1", *id = NULL, *mode = "wake";
-    int block = 0, prime = 0;
+    int block = 0, prime = 0, sse = 0, answer_port = 0;
     const char *answer = "{\"buttonIndex\":1}";
     int port = 0, wait_s = 60, settle_ms = 500, timeout_s = 120, max_connecting = 256;
     long n = 0;
     int opt;
-    while ((opt = getopt(argc, argv, "p:i:n:H:b:m:w:a:s:T:q:k")) != -1) {
+    while ((opt = getopt(argc, argv, "p:i:n:H:b:m:w:a:s:T:q:keA:")) != -1) {
         switch (opt) {
         case 'p': port = atoi(optarg); break;
         case 'i': id = optarg; break;
@@ -78,6 +98,8 @@ int main(int argc, char **argv)
         case 'T': timeout_s = atoi(optarg); break;
         case 'q': max_connecting = atoi(optarg); break;
         case 'k': prime = 1; break;
+        case 'e': sse = 1; break;
+        case 'A': answer_port = atoi(optarg); break;
         default: fprintf(stderr, "see the comment at the top of swarm.c\n"); return 64;
         }
     }
@@ -93,9 +115,13 @@ int main(int argc, char **argv)
     signal(SIGTERM, on_signal);
     signal(SIGINT, on_signal);
 
+    if (answer_port <= 0) answer_port = port;
     char request[512];
-    int request_length = snprintf(request, sizeof request,
-                                  "GET /v1/alerts/%s/response?wait=%d HTTP/1.1\r\nHost: %s\r\n\r\n", id, wait_s, host);
+    int request_length = sse ? snprintf(request, sizeof request,
+                                        "GET /v1/events?type=answered HTTP/1.1\r\nHost: %s\r\n\r\n", host)
+                             : snprintf(request, sizeof request,
+                                        "GET /v1/alerts/%s/response?wait=%d HTTP/1.1\r\nHost: %s\r\n\r\n", id, wait_s,
+                                        host);
     char priming[256];
     int priming_length = snprintf(priming, sizeof priming, "GET /healthz HTTP/1.1\r\nHost: %s\r\n\r\n", host);
     waiter *waiters = calloc((size_t)n, sizeof *waiters);
@@ -151,6 +177,7 @@ int main(int argc, char **argv)
                 w->state = WAITING;
                 sent++;
             } else if (w->state == WAITING) {
+                if (sse && sse_read(w) == 0) continue; /* the stream's head: still waiting */
                 early++; /* a response (or close) before the answer: not a waiter any more */
                 w->state = FAILED;
                 epoll_ctl(ep, EPOLL_CTL_DEL, w->fd, NULL);
@@ -173,6 +200,7 @@ int main(int argc, char **argv)
         if (k <= 0) break;
         for (int i = 0; i < k; i++) {
             waiter *w = &waiters[events[i].data.u64];
+            if (w->state == WAITING && sse && sse_read(w) == 0) continue;
             if (w->state == WAITING) { early++; w->state = FAILED; }
             epoll_ctl(ep, EPOLL_CTL_DEL, w->fd, NULL);
         }
@@ -188,6 +216,7 @@ int main(int argc, char **argv)
             int k = epoll_wait(ep, events, 4096, 200);
             for (int i = 0; i < k; i++) {
                 waiter *w = &waiters[events[i].data.u64];
+                if (w->state == WAITING && sse && sse_read(w) == 0) continue;
                 if (w->state == WAITING) { early++; w->state = FAILED; }
                 epoll_ctl(ep, EPOLL_CTL_DEL, w->fd, NULL);
             }
@@ -201,7 +230,7 @@ int main(int argc, char **argv)
     int answer_length = snprintf(answer_request, sizeof answer_request,
                                  "POST /v1/alerts/%s/response HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\n"
                                  "Content-Length: %zu\r\n\r\n%s", id, host, strlen(answer), answer);
-    int answerer = tcp_connect(host, port, 0, NULL);
+    int answerer = tcp_connect(host, answer_port, 0, NULL);
     if (answerer < 0) die("connect (answer)");
     waiter answer_slot = { .fd = answerer, .state = WAITING };
     struct epoll_event e = { .events = EPOLLIN, .data.u64 = (uint64_t)n };
@@ -218,6 +247,17 @@ int main(int argc, char **argv)
             uint64_t index = events[i].data.u64;
             waiter *w = index == (uint64_t)n ? &answer_slot : &waiters[index];
             if (w->state != WAITING) continue;
+            if (sse && w != &answer_slot) {
+                int seen = sse_read(w);
+                if (seen == 0) continue;
+                w->at = now_ms() - t0;
+                w->state = seen > 0 ? DONE : FAILED;
+                w->status = seen > 0 ? 200 : 0;
+                epoll_ctl(ep, EPOLL_CTL_DEL, w->fd, NULL);
+                arrivals[done++] = w->at;
+                if (w->state == DONE) ok++; else bad++;
+                continue;
+            }
             rbuf_reserve(&w->in, 2048);
             ssize_t got = read(w->fd, w->in.data + w->in.length, w->in.capacity - w->in.length - 1);
             size_t total;

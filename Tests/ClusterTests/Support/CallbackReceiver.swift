@@ -2,10 +2,14 @@ import Foundation
 import HTTPTestSupport
 import Locking
 
-/// A webhook receiver on 127.0.0.1: it answers every POST 200 and records the ids of the alerts whose results came.
+/// A webhook receiver on 127.0.0.1: it answers every POST 200 and records the bodies that came. While `stalling`, it
+/// reads a POST and never answers it (the connection stays open): a delivery in flight that has not arrived.
 final class CallbackReceiver: Sendable {
     private final class Received: Sendable {
         let bodies = Lock<[String]>([])
+        let stalling = Lock(false)
+        /// The bodies of the POSTs held unanswered, and their connections.
+        let stalled = Lock<[(body: String, descriptor: Int32)]>([])
     }
 
     let port: Int
@@ -33,6 +37,7 @@ final class CallbackReceiver: Sendable {
                 let client = accept(listener, nil, nil)
                 guard client >= 0 else { return }
                 var request: [UInt8] = []
+                var held = false
                 var buffer = [UInt8](repeating: 0, count: 65536)
                 while true {
                     let count = buffer.withUnsafeMutableBytes { recv(client, $0.baseAddress, $0.count, 0) }
@@ -44,10 +49,17 @@ final class CallbackReceiver: Sendable {
                         .first { $0.lowercased().hasPrefix("content-length:") }
                         .flatMap { Int($0.split(separator: ":")[1].trimmingCharacters(in: .whitespaces)) } ?? 0
                     if text.utf8.count - text.utf8.distance(from: text.startIndex, to: head.upperBound) >= length {
-                        received.bodies.withLock { $0.append(String(text[head.upperBound...])) }
+                        let body = String(text[head.upperBound...])
+                        if received.stalling.withLock({ $0 }) {
+                            received.stalled.withLock { $0.append((body, client)) }
+                            held = true
+                        } else {
+                            received.bodies.withLock { $0.append(body) }
+                        }
                         break
                     }
                 }
+                if held { continue }  // left open, unanswered, until stop()
                 let reply = "HTTP/1.1 200 OK\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
                 _ = Array(reply.utf8).withUnsafeBytes { send(client, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
                 close(client)
@@ -55,11 +67,21 @@ final class CallbackReceiver: Sendable {
         }.start()
     }
 
-    /// The bodies received so far.
+    /// The bodies received (and answered) so far.
     var bodies: [String] { received.bodies.withLock { $0 } }
+
+    /// Whether POSTs are held unanswered from now on.
+    var stalling: Bool {
+        get { received.stalling.withLock { $0 } }
+        set { received.stalling.withLock { $0 = newValue } }
+    }
+
+    /// The bodies of the POSTs held unanswered so far.
+    var stalledBodies: [String] { received.stalled.withLock { $0.map(\.body) } }
 
     func stop() {
         shutdown(listener, Int32(SHUT_RDWR))
         close(listener)
+        for held in received.stalled.withLock({ $0 }) { close(held.descriptor) }
     }
 }

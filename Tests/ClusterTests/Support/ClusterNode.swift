@@ -50,9 +50,14 @@ final class ClusterNode: Sendable {
 
     /// The `alertd_waiters` gauge of `/metrics`.
     func waiters() async throws -> Int {
+        Int(try await metric("alertd_waiters") ?? -1)
+    }
+
+    /// The value of one sample of `/metrics` (`name` with its labels, as the line starts), or nil when it is absent.
+    func metric(_ name: String) async throws -> Double? {
         let text = try await request("GET", "/metrics").text
-        let line = text.split(separator: "\n").first { $0.hasPrefix("alertd_waiters ") }
-        return line.flatMap { Int($0.split(separator: " ")[1]) } ?? -1
+        let line = text.split(separator: "\n").first { $0.hasPrefix(name + " ") }
+        return line.flatMap { Double($0.split(separator: " ").last ?? "") }
     }
 
     /// The change index this instance has applied (`X-Alertd-Index` of a list).
@@ -107,14 +112,15 @@ func eventually(
     throw RawHTTPError(description: "timed out: \(what)")
 }
 
-/// PostgreSQL and `count` alertd instances on it, stopped and removed after `body`, also when it fails.
+/// PostgreSQL and `count` alertd instances on it (each given `arguments`), stopped and removed after `body`, also
+/// when it fails.
 func withCluster(
-    instances count: Int = 3, _ body: (ScratchPostgres, [ClusterNode]) async throws -> Void
+    instances count: Int = 3, arguments: [String] = [], _ body: (ScratchPostgres, [ClusterNode]) async throws -> Void
 ) async throws {
     let postgres = try await ScratchPostgres.start()
     var nodes: [ClusterNode] = []
     do {
-        for _ in 0..<count { nodes.append(try await ClusterNode(database: postgres.url)) }
+        for _ in 0..<count { nodes.append(try await ClusterNode(database: postgres.url, arguments: arguments)) }
         try await body(postgres, nodes)
     } catch {
         for node in nodes { await node.kill() }
