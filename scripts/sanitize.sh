@@ -11,8 +11,11 @@
 # included) stops at its first report with exit status 66 and writes the report to a file in
 # <scratch>/sanitizer-reports. A report fails the run even when no test noticed the process stop.
 # ALERTD_TEST_TIME_SCALE (default: 4 for thread, 2 for address) stretches the tests' time bounds (TestTime).
+# Each target's `swift test` is also bounded as a whole (SANITIZE_TARGET_SECONDS, default 1200): a run that hangs
+# fails with the target's name instead of holding the machine. ClusterTests start PostgreSQL themselves
+# (scripts/scratch-postgres.sh; PostgreSQL is not instrumented, only the alertd they spawn is).
 #
-# Environment: SWIFT (swift), TEST_TARGETS (the Makefile's list), ALERTD_TEST_TIME_SCALE.
+# Environment: SWIFT (swift), TEST_TARGETS (the Makefile's list), ALERTD_TEST_TIME_SCALE, SANITIZE_TARGET_SECONDS.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -41,6 +44,7 @@ address)
     ;;
 esac
 export ALERTD_TEST_TIME_SCALE=${ALERTD_TEST_TIME_SCALE:-$scale}
+limit=${SANITIZE_TARGET_SECONDS:-1200}
 reports=$PWD/$scratch/sanitizer-reports
 
 "$swift" build --build-tests --scratch-path "$scratch" "${flags[@]}"
@@ -49,13 +53,19 @@ for target in $targets; do
     rm -rf "$reports"
     mkdir -p "$reports"
     status=0
+    started=$SECONDS
     env "$options_variable=$options log_path=$reports/report" "${leaks[@]}" \
+        timeout --kill-after=30 "$limit" \
         "$swift" test --skip-build --no-parallel --scratch-path "$scratch" "${flags[@]}" --filter "^$target\." \
         || status=$?
+    echo "== $target: exit $status after $((SECONDS - started)) s"
     if grep -l -q -e 'ERROR: ' -e 'WARNING: ThreadSanitizer' "$reports"/report.* 2>/dev/null; then
         cat "$reports"/report.*
         echo "sanitize: $1 sanitizer reports in $target (above; files in $reports)" >&2
         exit 1
+    fi
+    if [ "$status" -eq 124 ] || [ "$status" -eq 137 ]; then
+        echo "sanitize: $target did not finish within $limit s (SANITIZE_TARGET_SECONDS)" >&2
     fi
     if [ "$status" -ne 0 ]; then
         exit "$status"

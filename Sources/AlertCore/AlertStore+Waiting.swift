@@ -54,11 +54,12 @@ extension AlertStore {
         }
     }
 
-    /// Calls `wake` once, on the store's executor, when an alert resolves or `timeout` passes: the callback form of
+    /// Calls `wake` once when an alert resolves or `timeout` passes: the callback form of
     /// `waitForResolution`, for a waiter that holds no task (an HTTP long-poll on a suspended connection).
     ///
-    /// Calls `wake` at once, before returning, when the alert is already resolved or `timeout` is zero or less.
-    /// `wake` runs while the store runs: it must be quick, and must not call the store synchronously.
+    /// Calls `wake` without waiting when the alert is already resolved or `timeout` is zero or less. Every wake is an
+    /// effect of a store turn: it runs once that turn is over (and durable, with a journal), outside the store but on
+    /// the thread that held it or the journal's, so it must be quick; an `await` of this call may resume first.
     ///
     /// - Parameters:
     ///   - id: The alert's id.
@@ -81,11 +82,11 @@ extension AlertStore {
         return register(.resolution(sequence), timeout: timeout, wake)
     }
 
-    /// Calls `wake` once, on the store's executor, when the change index passes `index` or `timeout` passes: the
+    /// Calls `wake` once when the change index passes `index` or `timeout` passes: the
     /// callback form of `waitForChange`.
     ///
-    /// Calls `wake` at once, before returning, when the index is already greater or `timeout` is zero or less.
-    /// `wake` runs while the store runs: it must be quick, and must not call the store synchronously.
+    /// Calls `wake` without waiting when the index is already greater or `timeout` is zero or less. Every wake runs
+    /// once its store turn is over (and durable), as for `whenResolved`: it must be quick.
     ///
     /// - Parameters:
     ///   - index: The index the caller has seen.

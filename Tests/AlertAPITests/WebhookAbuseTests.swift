@@ -136,10 +136,19 @@ struct WebhookAbuseTests {
         let trickled = try await Self.watch(process, try #require(ids["/trickle"]), timeout: 30) {
             ($0["attempts"]?.int64Value ?? 0) >= 1
         }
-        #expect(trickled["lastError"]?.stringValue == "no answer within 10 s", "\(trickled)")
+        if trickled["lastError"]?.stringValue != "no answer within 10 s" {
+            // Seen once in a full `make tsan` run (attempts 0 after 120 s), never when run again: say whether the
+            // request reached the receiver and which attempts alertd counted, to tell where it stopped.
+            let metrics = (try? await Self.send(process, "GET", "/metrics").text) ?? ""
+            let counted = metrics.split(separator: "\n").filter { $0.hasPrefix("alertd_webhook_deliveries_total{") }
+            let received = receiver.requests.map(\.target)
+            Issue.record("the trickle did not time out: \(trickled); received \(received); counted \(counted)")
+        }
         #expect((ContinuousClock.now - dismissedAt).seconds < 10 + TestTime.bound(10), "the trickle was cut")
         let after = try #require(process.memory("VmHWM"))
-        #expect(after - before < 32 * 1024, "peak resident memory grew from \(before) kB to \(after) kB")
+        // 32 MiB: a quarter of what the bomb inflates to; the endless body streams far more within the 10 s.
+        let bound = 32 * 1024 + (Self.addressSanitized ? 48 * 1024 : 0)
+        #expect(after - before < bound, "peak resident memory grew from \(before) kB to \(after) kB")
         let requests = receiver.requests
         #expect(requests.allSatisfy { $0.headers["accept-encoding"] == "identity" }, "\(requests.map(\.headers))")
     }
@@ -259,6 +268,13 @@ struct WebhookAbuseTests {
         }
         return webhook
     }
+
+    /// Whether this test process, and so the alertd it spawns from the same build, runs under AddressSanitizer
+    /// (`make asan`). There every thread that runs instrumented code gets a fake stack of its own for
+    /// stack-use-after-return checks: three attempts at once, each on its thread, raised alertd's peak by 38 MB
+    /// (measured; within the plain bound with `ASAN_OPTIONS=detect_stack_use_after_return=0`), no answer byte kept.
+    /// With 48 MiB more the bound is still below the 128 MiB the bomb inflates to.
+    static let addressSanitized = dlsym(dlopen(nil, RTLD_NOW), "__asan_init") != nil
 
     /// A gzip member that inflates to `size` zero bytes from about `size / 160` bytes: one fixed-Huffman deflate
     /// block, a literal 0 then back-references of 258 bytes at distance 1 (13 bits each). The trailer's CRC is left 0:

@@ -1,9 +1,12 @@
 @testable import AlertCore
 import HTTPTestSupport
-import Synchronization
 import Testing
 
 /// `whenResolved`, `whenChanged` and `cancelWaiter`: waiters that are a closure, not a suspended task.
+///
+/// A wake is an effect of the store's turn: it runs once the turn is over, on the thread that held the store, and an
+/// `await` of the call that woke it may resume on another thread first. So the tests wait, bounded, for the outcomes
+/// they expect (`Outcomes.wait(for:)`); only `now` (inline) runs them before it returns.
 @Suite("Callback waiters")
 struct CallbackWaiterTests {
     @Test("every callback waiter is woken once with the resolved alert when it is answered")
@@ -17,7 +20,8 @@ struct CallbackWaiterTests {
         #expect(await store.statistics.waiters == 5)
         #expect(outcomes.all.isEmpty)
         let result = try await store.answer(alert.id, with: AnswerDraft(choice: .index(1)))
-        #expect(outcomes.alerts.map(\.result) == Array(repeating: result, count: 5), "woken before answer returns")
+        try await outcomes.wait(for: 5)
+        #expect(outcomes.alerts.map(\.result) == Array(repeating: result, count: 5))
         #expect(await store.statistics.waiters == 0)
     }
 
@@ -27,9 +31,11 @@ struct CallbackWaiterTests {
         let alert = try await store.create(draft())
         let outcomes = Outcomes()
         _ = try await store.whenResolved(alert.id, timeout: .zero, outcomes.record)
+        try await outcomes.wait(for: 1)
         #expect(outcomes.alerts.map(\.state) == [.pending])
         _ = try await store.dismiss(alert.id)
         let ticket = try await store.whenResolved(alert.id, timeout: .seconds(60), outcomes.record)
+        try await outcomes.wait(for: 2)
         #expect(outcomes.alerts.map(\.state) == [.pending, .resolved])
         await store.cancelWaiter(ticket)
         #expect(outcomes.all.count == 2, "cancelling a wait answered at once does nothing")
@@ -62,11 +68,13 @@ struct CallbackWaiterTests {
         let ticket = try await store.whenResolved(alert.id, timeout: .seconds(60), cancelled.record)
         _ = try await store.whenResolved(alert.id, timeout: .seconds(60), other.record)
         await store.cancelWaiter(ticket)
+        try await cancelled.wait(for: 1)
         #expect(cancelled.alerts.map(\.state) == [.pending])
         await store.cancelWaiter(ticket)
         #expect(cancelled.all.count == 1)
         #expect(await store.statistics.waiters == 1)
         _ = try await store.dismiss(alert.id)
+        try await other.wait(for: 1)
         #expect(other.alerts.map(\.state) == [.resolved])
         #expect(cancelled.all.count == 1)
     }
@@ -78,11 +86,14 @@ struct CallbackWaiterTests {
         _ = try await store.whenChanged(after: 0, timeout: .seconds(60), outcomes.record)
         #expect(outcomes.all.isEmpty)
         _ = try await store.create(draft())
+        try await outcomes.wait(for: 1)
         #expect(outcomes.indexes == [1])
         _ = try await store.whenChanged(after: 0, timeout: .seconds(60), outcomes.record)
+        try await outcomes.wait(for: 2)
         #expect(outcomes.indexes == [1, 1])
         let ticket = try await store.whenChanged(after: 1, timeout: .seconds(60), outcomes.record)
         await store.cancelWaiter(ticket)
+        try await outcomes.wait(for: 3)
         #expect(outcomes.indexes == [1, 1, 1])
     }
 
@@ -94,12 +105,14 @@ struct CallbackWaiterTests {
         _ = try await store.whenResolved(alert.id, timeout: .seconds(60), outcomes.record)
         _ = try await store.whenChanged(after: 1, timeout: .seconds(60), outcomes.record)
         await store.shutdown()
+        try await outcomes.wait(for: 2)
         #expect(outcomes.shutdowns == 2)
         let error = await storeError { () async throws(AlertStoreError) in
             try await store.whenResolved(alert.id, timeout: .seconds(1), outcomes.record)
         }
         #expect(error?.kind == .shuttingDown)
         _ = try await store.whenResolved(alert.id, timeout: .zero, outcomes.record)
+        try await outcomes.wait(for: 3)
         #expect(outcomes.alerts.count == 1, "a wait that need not wait still answers")
     }
 
@@ -130,9 +143,14 @@ struct CallbackWaiterTests {
 
 /// Collects the outcomes a callback waiter receives, in order.
 private final class Outcomes: Sendable {
-    private let received = Mutex<[WaitOutcome]>([])
+    private let received = Delivered<WaitOutcome>()
 
-    var all: [WaitOutcome] { received.withLock { $0 } }
+    var all: [WaitOutcome] { received.all }
+
+    /// Waits, bounded, until `count` outcomes arrived.
+    func wait(for count: Int) async throws {
+        try await received.wait(for: count)
+    }
 
     var alerts: [Alert] {
         all.compactMap { if case .alert(let alert) = $0 { alert } else { nil } }
@@ -148,6 +166,6 @@ private final class Outcomes: Sendable {
 
     /// A wake closure.
     var record: @Sendable (WaitOutcome) -> Void {
-        { outcome in self.received.withLock { $0.append(outcome) } }
+        { outcome in self.received.add(outcome) }
     }
 }
