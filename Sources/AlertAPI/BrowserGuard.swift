@@ -47,14 +47,17 @@ struct BrowserGuard: Sendable {
     }
 
     /// Whether a `Host` header value (`name`, `name:port`, `[v6]:port`) names this server.
+    /// Runs on every request: it looks for the ASCII delimiters in the UTF-8 view (an index found there is a valid
+    /// `String` index), since a search by `Character` breaks the text into graphemes.
     func allows(host value: String) -> Bool {
-        var host = Substring(value)
-        if host.hasPrefix("[") {
-            guard let close = host.firstIndex(of: "]") else { return false }
-            return Self.isAddress(host[host.index(after: host.startIndex)..<close])
+        let bytes = value.utf8
+        if bytes.first == UInt8(ascii: "[") {
+            guard let close = bytes.firstIndex(of: UInt8(ascii: "]")) else { return false }
+            return Self.isAddress(value[bytes.index(after: bytes.startIndex)..<close])
         }
-        if host.firstIndex(of: ":") == host.lastIndex(of: ":"), let colon = host.firstIndex(of: ":") {
-            host = host[..<colon]
+        var host = Substring(value)
+        if let colon = bytes.firstIndex(of: UInt8(ascii: ":")), bytes.lastIndex(of: UInt8(ascii: ":")) == colon {
+            host = value[..<colon]
         }
         if Self.isAddress(host) { return true }
         let name = Self.hostName(host)
