@@ -12,9 +12,12 @@ import Testing
 struct CrashTests {
     static let kills = max(1, Int(ProcessInfo.processInfo.environment["ALERTD_CRASH_KILLS"] ?? "") ?? 20)
     static let killsPerRound = 50
+    /// 3 minutes and one more for every 15 kills, stretched like every other bound under the sanitizers (TSan's 20
+    /// kills took 242 s).
+    static let minutes = Int((Double(3 + kills / 15) * TestTime.scale).rounded(.up))
 
     @Test("creates, answers, dismissals, expiries, events and idempotency keys survive SIGKILL",
-          .timeLimit(.minutes(3 + CrashTests.kills / 15)))
+          .timeLimit(.minutes(CrashTests.minutes)))
     func killAndRestart() async throws {
         var left = Self.kills
         var round = 0
