@@ -38,12 +38,12 @@ enum ClusterEvents {
         guard let cluster = try connection.execute("SELECT head, epoch FROM alertd_cluster WHERE id = 1").first,
               let head = cluster[0]?.uint64, let epoch = cluster[1] else { throw PGError("alertd_cluster is empty") }
         let since = StoredTime.milliseconds(.now) - retention.components.seconds * 1000
-        var alerts: [Alert] = []
+        var boxes: [AlertBox] = []
         for row in try connection.execute(
             "SELECT alert FROM alertd_alerts WHERE state = 'pending' OR resolved_at > $1 ORDER BY sequence",
             [String(since)]) {
             guard let text = row[0] else { continue }
-            alerts.append(try Alert.decoding(text))
+            boxes.append(AlertBox(try Alert.decoding(text)))
         }
         var events: [AlertEvent] = []
         var after = head > UInt64(history) ? head - UInt64(history) : 0
@@ -53,7 +53,7 @@ enum ClusterEvents {
             events += page
             after = last.index
         }
-        return StoreImage(epoch: epoch, alerts: alerts, events: events, changeIndex: head,
+        return StoreImage(epoch: epoch, boxes: boxes, events: events, changeIndex: head,
                           nextSequence: head + 1)
     }
 }

@@ -63,10 +63,7 @@ public struct StoreImage: Sendable {
     /// them.
     public var boxes: [AlertBox]
     /// `boxes`' alerts.
-    public var alerts: [Alert] {
-        get { boxes.map(\.alert) }
-        set { boxes = newValue.map(AlertBox.init) }
-    }
+    public var alerts: [Alert] { boxes.map(\.alert) }
     /// The most recent events (at most the configured history), ascending by index.
     public var events: [AlertEvent]
     /// The change index: the index of the last event ever made (0 when none).
@@ -77,11 +74,11 @@ public struct StoreImage: Sendable {
     public var idempotency: [(record: IdempotencyRecord, sequence: UInt64)]
 
     public init(
-        epoch: String, alerts: [Alert] = [], events: [AlertEvent] = [], changeIndex: UInt64 = 0,
+        epoch: String, boxes: [AlertBox] = [], events: [AlertEvent] = [], changeIndex: UInt64 = 0,
         nextSequence: UInt64 = 1, idempotency: [(record: IdempotencyRecord, sequence: UInt64)] = []
     ) {
         self.epoch = epoch
-        self.boxes = alerts.map(AlertBox.init)
+        self.boxes = boxes
         self.events = events
         self.changeIndex = changeIndex
         self.nextSequence = nextSequence

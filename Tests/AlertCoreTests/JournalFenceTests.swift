@@ -145,7 +145,7 @@ struct JournalFenceTests {
         let overdue = alert(5, "overdue", expiresAt: now.addingTimeInterval(-10))
         let draft = AlertDraft(title: "first")
         let image = StoreImage(
-            epoch: "e2", alerts: [first, overdue],
+            epoch: "e2", boxes: [first, overdue].map(AlertBox.init),
             events: [AlertEvent(index: 7, kind: .created, alert: first), AlertEvent(index: 8, kind: .created, alert: overdue)],
             changeIndex: 8, nextSequence: 6,
             idempotency: [(IdempotencyRecord(owner: nil, key: "k", draft: draft), 3)])
