@@ -21,7 +21,7 @@ enum ImageReader {
         var cache = AlertRowCache()
         image.boxes = try alerts(connection, cache: &cache)
         let oldest = image.changeIndex > UInt64(max(1, eventHistory)) ? image.changeIndex - UInt64(eventHistory) : 0
-        image.events = try events(connection, after: oldest, cache: &cache)
+        image.events = try events(connection, after: oldest, boxes: image.boxes, cache: &cache)
         image.idempotency = try keys(connection)
         return image
     }
@@ -45,12 +45,20 @@ enum ImageReader {
         return alerts
     }
 
-    /// The events with an index above `oldest`, ascending.
+    /// The events with an index above `oldest`, ascending, each with its alert as it showed it: from `alerts`
+    /// (`boxes`, in ascending sequence order) or, for an alert retention dropped, from `event_alerts`.
     private static func events(
-        _ connection: SQLiteConnection, after oldest: UInt64, cache: inout AlertRowCache
+        _ connection: SQLiteConnection, after oldest: UInt64, boxes: [AlertBox], cache: inout AlertRowCache
     ) throws(Failure) -> [AlertEvent] {
-        let rows = try prepare(
-            connection, "SELECT idx, kind, \(AlertRow.columns) FROM events WHERE idx > ? ORDER BY idx")
+        var dropped: [UInt64: Alert] = [:]
+        let kept = try prepare(connection, "SELECT \(AlertRow.columns) FROM event_alerts")
+        while try step(kept) {
+            let alert = try decode { () throws(JournalDecodingError) in
+                try AlertRow.read(from: kept, at: 0, cache: &cache)
+            }
+            dropped[alert.sequence] = alert
+        }
+        let rows = try prepare(connection, "SELECT idx, kind, sequence FROM events WHERE idx > ? ORDER BY idx")
         rows.bind(Int64(bitPattern: oldest), at: 1)
         var events: [AlertEvent] = []
         while try step(rows) {
@@ -58,12 +66,27 @@ enum ImageReader {
                 guard let kind = AlertEvent.Kind(rawValue: rows.text(at: 1)) else {
                     throw JournalDecodingError("an event has an unknown kind")
                 }
-                let alert = try AlertRow.read(from: rows, at: 2, cache: &cache)
-                return AlertEvent(index: UInt64(bitPattern: rows.int64(at: 0)), kind: kind, alert: alert)
+                let sequence = UInt64(bitPattern: rows.int64(at: 2))
+                guard let alert = alert(sequence, in: boxes) ?? dropped[sequence] else {
+                    throw JournalDecodingError("an event names an alert the journal does not hold")
+                }
+                return AlertEvent(index: UInt64(bitPattern: rows.int64(at: 0)), kind: kind,
+                                  alert: EventSnapshot.alert(alert, at: kind))
             }
             events.append(event)
         }
         return events
+    }
+
+    /// The alert with this sequence number in `boxes` (ascending by sequence), by binary search.
+    private static func alert(_ sequence: UInt64, in boxes: [AlertBox]) -> Alert? {
+        var low = 0
+        var high = boxes.count
+        while low < high {
+            let middle = (low + high) / 2
+            if boxes[middle].alert.sequence < sequence { low = middle + 1 } else { high = middle }
+        }
+        return low < boxes.count && boxes[low].alert.sequence == sequence ? boxes[low].alert : nil
     }
 
     /// The idempotency keys, by ascending sequence of the alert each created.

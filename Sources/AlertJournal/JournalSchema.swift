@@ -8,7 +8,7 @@ enum JournalSchema {
     static let applicationID: Int64 = 0x616C_7264
 
     /// Step `n` (0-based) takes a file from version `n` to `n + 1`.
-    static let migrations: [@Sendable (SQLiteConnection) throws(SQLiteError) -> Void] = [version1]
+    static let migrations: [@Sendable (SQLiteConnection) throws(SQLiteError) -> Void] = [version1, version2]
 
     /// The version this build writes.
     static var currentVersion: Int { migrations.count }
@@ -28,7 +28,8 @@ enum JournalSchema {
         }
     }
 
-    /// Version 1: alerts, the event history, idempotency keys and the meta row with a new epoch.
+    /// Version 1: alerts, the event history (each event with a copy of its alert), idempotency keys and the meta row
+    /// with a new epoch.
     ///
     /// Dates are integer milliseconds since 1970. Sequence numbers and event indexes are unsigned 64-bit values
     /// stored with their bit pattern. An idempotency key without owner has owner `''` (owner names are never
@@ -67,7 +68,41 @@ enum JournalSchema {
         try insert.run()
     }
 
-    /// The columns of an alert after its sequence number and id, in `alerts` and in `events` (version 1).
+    /// Version 2: an event row names its alert instead of holding a copy of it, which halves what a create or a
+    /// resolution writes. The alert's row in `alerts` shows every event of it (see `EventSnapshot`); once retention
+    /// drops an alert whose events are still in the history, its last row moves to `event_alerts`, and leaves it
+    /// with the last of those events.
+    ///
+    /// From version 1: each event keeps its index, kind and sequence number; each alert that events name but
+    /// `alerts` no longer holds gets its latest event's copy in `event_alerts`.
+    private static let version2: @Sendable (SQLiteConnection) throws(SQLiteError) -> Void = { connection in
+        let alertColumns = "sequence, id, owner, presenter, title, message, style, tag, animated, buttons, fields, "
+            + "created_at, expires_at, callback, delivery_state, delivery_attempts, delivery_last_error, "
+            + "delivery_last_attempt_at, result"
+        try connection.execute("""
+            CREATE TABLE event_alerts (
+                sequence INTEGER PRIMARY KEY,
+                id TEXT NOT NULL,
+                \(version1AlertColumns)
+            ) STRICT;
+            INSERT INTO event_alerts (\(alertColumns))
+                SELECT \(alertColumns) FROM (
+                    SELECT max(idx), * FROM events
+                    WHERE sequence NOT IN (SELECT sequence FROM alerts)
+                    GROUP BY sequence);
+            CREATE TABLE events_v2 (
+                idx INTEGER PRIMARY KEY,
+                kind TEXT NOT NULL,
+                sequence INTEGER NOT NULL
+            ) STRICT;
+            INSERT INTO events_v2 (idx, kind, sequence) SELECT idx, kind, sequence FROM events;
+            DROP TABLE events;
+            ALTER TABLE events_v2 RENAME TO events;
+            """)
+    }
+
+    /// The columns of an alert after its sequence number and id, in `alerts` and `event_alerts` (and in version 1's
+    /// `events`).
     private static let version1AlertColumns = """
         owner TEXT, presenter TEXT NOT NULL, title TEXT NOT NULL, message TEXT NOT NULL, style TEXT NOT NULL,
         tag INTEGER NOT NULL, animated INTEGER NOT NULL, buttons TEXT NOT NULL, fields TEXT NOT NULL,

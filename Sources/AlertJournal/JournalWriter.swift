@@ -11,6 +11,9 @@ final class JournalWriter {
     /// The change index and next sequence as of the last commit; the meta row holds the same.
     private var changeIndex: UInt64
     private var nextSequence: UInt64
+    /// Which alerts the events in the history name. After a failed commit it may be ahead of the file, which no
+    /// longer matters: the journal writes nothing more.
+    private var history: HistoryReferences
 
     private let begin: SQLiteStatement
     private let commitStatement: SQLiteStatement
@@ -21,6 +24,8 @@ final class JournalWriter {
     private let updateDelivery: SQLiteStatement
     private let deleteAlert: SQLiteStatement
     private let deleteKey: SQLiteStatement
+    private let keepShownAlert: SQLiteStatement
+    private let forgetShownAlert: SQLiteStatement
     private let trimEvents: SQLiteStatement
     private let updateMeta: SQLiteStatement
 
@@ -30,12 +35,23 @@ final class JournalWriter {
         self.eventHistory = UInt64(max(1, eventHistory))
         changeIndex = image.changeIndex
         nextSequence = image.nextSequence
+        let floor = Self.floor(changeIndex, eventHistory: self.eventHistory)
+        // Rows kept for events a smaller --event-history no longer holds.
+        let unshown = try connection.prepare(
+            "DELETE FROM event_alerts WHERE sequence NOT IN (SELECT sequence FROM events WHERE idx > ?)")
+        unshown.bind(Int64(bitPattern: floor), at: 1)
+        try unshown.run()
+        let kept = try connection.prepare("SELECT sequence FROM event_alerts")
+        var keptSequences: [UInt64] = []
+        while try kept.step() { keptSequences.append(UInt64(bitPattern: kept.int64(at: 0))) }
+        history = HistoryReferences(
+            events: image.events.lazy.filter { $0.index > floor }.map { ($0.index, $0.alert.sequence) },
+            kept: keptSequences)
         begin = try connection.prepare("BEGIN IMMEDIATE")
         commitStatement = try connection.prepare("COMMIT")
         insertAlert = try connection.prepare(
             "INSERT INTO alerts (\(AlertRow.columns)) VALUES (\(AlertRow.placeholders))")
-        insertEvent = try connection.prepare(
-            "INSERT INTO events (idx, kind, \(AlertRow.columns)) VALUES (?, ?, \(AlertRow.placeholders))")
+        insertEvent = try connection.prepare("INSERT INTO events (idx, kind, sequence) VALUES (?, ?, ?)")
         // A key whose alert is gone (dropped in an earlier batch) may be handed out again: the new row replaces it.
         insertKey = try connection.prepare(
             "INSERT OR REPLACE INTO idempotency (sequence, owner, key, draft) VALUES (?, ?, ?, ?)")
@@ -49,6 +65,10 @@ final class JournalWriter {
             """)
         deleteAlert = try connection.prepare("DELETE FROM alerts WHERE sequence = ?")
         deleteKey = try connection.prepare("DELETE FROM idempotency WHERE sequence = ?")
+        keepShownAlert = try connection.prepare(
+            "INSERT OR REPLACE INTO event_alerts (\(AlertRow.columns)) SELECT \(AlertRow.columns) FROM alerts "
+                + "WHERE sequence = ?")
+        forgetShownAlert = try connection.prepare("DELETE FROM event_alerts WHERE sequence = ?")
         trimEvents = try connection.prepare("DELETE FROM events WHERE idx <= ?")
         updateMeta = try connection.prepare("UPDATE meta SET change_index = ?, next_sequence = ? WHERE singleton = 1")
     }
@@ -63,9 +83,14 @@ final class JournalWriter {
                 for record in records { try apply(record) }
             }
             if changeIndex != before.0 || nextSequence != before.1 {
-                if changeIndex > eventHistory {
-                    trimEvents.bind(Int64(bitPattern: changeIndex - eventHistory), at: 1)
+                let floor = Self.floor(changeIndex, eventHistory: eventHistory)
+                if floor > 0 {
+                    trimEvents.bind(Int64(bitPattern: floor), at: 1)
                     try trimEvents.run()
+                    for sequence in history.trim(through: floor) {
+                        forgetShownAlert.bind(Int64(bitPattern: sequence), at: 1)
+                        try forgetShownAlert.run()
+                    }
                 }
                 updateMeta.bind(Int64(bitPattern: changeIndex), at: 1)
                 updateMeta.bind(Int64(bitPattern: nextSequence), at: 2)
@@ -82,10 +107,9 @@ final class JournalWriter {
     private func apply(_ record: JournalRecord) throws(SQLiteError) {
         switch record {
         case .created(let alert, let event, let idempotency):
-            let encoded = AlertRow.Encoded(alert)
-            AlertRow.bind(alert, encoded, to: insertAlert, from: 1)
+            AlertRow.bind(alert, AlertRow.Encoded(alert), to: insertAlert, from: 1)
             try insertAlert.run()
-            try insert(event: event, kind: .created, alert, encoded)
+            try insert(event: event, kind: .created, alert.sequence)
             nextSequence = max(nextSequence, alert.sequence + 1)
             if let idempotency {
                 insertKey.bind(Int64(bitPattern: alert.sequence), at: 1)
@@ -95,20 +119,24 @@ final class JournalWriter {
                 try insertKey.run()
             }
         case .resolved(let alert, let event):
-            let encoded = AlertRow.Encoded(alert)
-            resolveAlert.bind(text: encoded.result, at: 1)
+            resolveAlert.bind(text: alert.result?.storedJSON, at: 1)
             AlertRow.bindDelivery(alert.delivery, to: resolveAlert, from: 2)
             resolveAlert.bind(Int64(bitPattern: alert.sequence), at: 7)
             try resolveAlert.run()
             guard let kind = alert.result.flatMap({ AlertEvent.Kind(rawValue: $0.resolution.rawValue) }) else {
                 throw SQLiteError(code: SQLITE_MISUSE, message: "a resolved record has no result")
             }
-            try insert(event: event, kind: kind, alert, encoded)
+            try insert(event: event, kind: kind, alert.sequence)
         case .delivery(let sequence, let delivery):
             AlertRow.bindDelivery(delivery, to: updateDelivery, from: 1)
             updateDelivery.bind(Int64(bitPattern: sequence), at: 6)
             try updateDelivery.run()
         case .dropped(let sequence):
+            if history.isShown(sequence) {
+                keepShownAlert.bind(Int64(bitPattern: sequence), at: 1)
+                try keepShownAlert.run()
+                history.keep(sequence)
+            }
             deleteAlert.bind(Int64(bitPattern: sequence), at: 1)
             try deleteAlert.run()
             deleteKey.bind(Int64(bitPattern: sequence), at: 1)
@@ -116,13 +144,17 @@ final class JournalWriter {
         }
     }
 
-    private func insert(
-        event index: UInt64, kind: AlertEvent.Kind, _ alert: Alert, _ encoded: AlertRow.Encoded
-    ) throws(SQLiteError) {
+    private func insert(event index: UInt64, kind: AlertEvent.Kind, _ sequence: UInt64) throws(SQLiteError) {
         insertEvent.bind(Int64(bitPattern: index), at: 1)
         insertEvent.bind(kind.rawValue, at: 2)
-        AlertRow.bind(alert, encoded, to: insertEvent, from: 3)
+        insertEvent.bind(Int64(bitPattern: sequence), at: 3)
         try insertEvent.run()
+        history.add(index: index, sequence: sequence)
         changeIndex = max(changeIndex, index)
+    }
+
+    /// The newest event index the history no longer holds (0: it holds them all).
+    private static func floor(_ changeIndex: UInt64, eventHistory: UInt64) -> UInt64 {
+        changeIndex > eventHistory ? changeIndex - eventHistory : 0
     }
 }
