@@ -21,10 +21,10 @@ final class CommitFence: Sendable {
         var waiting: [UInt64: [CommitEffect]] = [:]
         /// The turn that last changed each alert whose change is not committed yet, by sequence number.
         var unsettled: [UInt64: UInt64] = [:]
-        /// The sequence numbers each uncommitted turn marked.
-        var marks: [UInt64: [UInt64]] = [:]
-        /// The change index at the end of each uncommitted turn, and the last committed one.
-        var indexes: [UInt64: UInt64] = [:]
+        /// The marks of uncommitted turns, in turn order (turns mark before they are appended, in order).
+        var marks = TurnQueue<UInt64>()
+        /// The change index at the end of each uncommitted turn, in turn order, and the last committed one.
+        var indexes = TurnQueue<UInt64>()
         var durableIndex: UInt64 = 0
     }
 
@@ -46,7 +46,7 @@ final class CommitFence: Sendable {
         state.withLock { state in
             let turn = state.appended + 1
             state.unsettled[sequence] = turn
-            state.marks[turn, default: []].append(sequence)
+            state.marks.append(sequence, turn: turn)
         }
     }
 
@@ -54,7 +54,7 @@ final class CommitFence: Sendable {
     func append(index: UInt64) -> UInt64 {
         state.withLock { state in
             state.appended += 1
-            state.indexes[state.appended] = index
+            state.indexes.append(index, turn: state.appended)
             return state.appended
         }
     }
@@ -72,7 +72,11 @@ final class CommitFence: Sendable {
         state.withLock { state in
             if let failure = state.failure, turn > state.committed { return (effects, failure) }
             guard turn > state.committed else { return (effects, nil) }
-            state.waiting[turn, default: []].append(contentsOf: effects)
+            if state.waiting[turn] == nil {
+                state.waiting[turn] = effects
+            } else {
+                state.waiting[turn]!.append(contentsOf: effects)
+            }
             return ([], nil)
         }
     }
@@ -83,9 +87,9 @@ final class CommitFence: Sendable {
             if let failure, state.failure == nil { state.failure = failure }
             if state.failure == nil {
                 state.committed = max(state.committed, turn)
-                if let index = state.indexes.removeValue(forKey: turn) { state.durableIndex = index }
-                for sequence in state.marks.removeValue(forKey: turn) ?? [] where state.unsettled[sequence] == turn {
-                    state.unsettled[sequence] = nil
+                state.indexes.removeThrough(turn) { state.durableIndex = $0 }
+                state.marks.removeThrough(turn) { sequence in
+                    if state.unsettled[sequence] == turn { state.unsettled[sequence] = nil }
                 }
             }
             let due = state.waiting.removeValue(forKey: turn) ?? []
@@ -96,5 +100,32 @@ final class CommitFence: Sendable {
             return (due + rest, state.failure)
         }
         for effect in due { effect(outcome) }
+    }
+}
+
+/// Values tagged with the turn they belong to, added in turn order and removed from the oldest turn on: one array for
+/// all turns, so a turn costs no allocation of its own.
+struct TurnQueue<Value> {
+    private var items: [(turn: UInt64, value: Value)] = []
+    private var head = 0
+
+    /// Adds a value of `turn`, which is no older than any turn added before.
+    mutating func append(_ value: Value, turn: UInt64) {
+        items.append((turn, value))
+    }
+
+    /// Removes the values of every turn up to `turn`, oldest first, handing each to `body`.
+    mutating func removeThrough(_ turn: UInt64, _ body: (Value) -> Void) {
+        while head < items.count, items[head].turn <= turn {
+            body(items[head].value)
+            head += 1
+        }
+        if head == items.count {
+            items.removeAll(keepingCapacity: items.count <= 4096)
+            head = 0
+        } else if head > 4096 && head > items.count / 2 {
+            items.removeFirst(head)
+            head = 0
+        }
     }
 }
