@@ -22,9 +22,9 @@ final class CommitFence: Sendable {
         /// The turn that last changed each alert whose change is not committed yet, by sequence number.
         var unsettled: [UInt64: UInt64] = [:]
         /// The marks of uncommitted turns, in turn order (turns mark before they are appended, in order).
-        var marks = TurnQueue<UInt64>()
+        var marks = KeyedQueue<UInt64>()
         /// The change index at the end of each uncommitted turn, in turn order, and the last committed one.
-        var indexes = TurnQueue<UInt64>()
+        var indexes = KeyedQueue<UInt64>()
         var durableIndex: UInt64 = 0
     }
 
@@ -46,7 +46,7 @@ final class CommitFence: Sendable {
         state.withLock { state in
             let turn = state.appended + 1
             state.unsettled[sequence] = turn
-            state.marks.append(sequence, turn: turn)
+            state.marks.append(sequence, key: turn)
         }
     }
 
@@ -54,7 +54,7 @@ final class CommitFence: Sendable {
     func append(index: UInt64) -> UInt64 {
         state.withLock { state in
             state.appended += 1
-            state.indexes.append(index, turn: state.appended)
+            state.indexes.append(index, key: state.appended)
             return state.appended
         }
     }
@@ -87,8 +87,8 @@ final class CommitFence: Sendable {
             if let failure, state.failure == nil { state.failure = failure }
             if state.failure == nil {
                 state.committed = max(state.committed, turn)
-                state.indexes.removeThrough(turn) { state.durableIndex = $0 }
-                state.marks.removeThrough(turn) { sequence in
+                state.indexes.removeThrough(turn) { _, index in state.durableIndex = index }
+                state.marks.removeThrough(turn) { _, sequence in
                     if state.unsettled[sequence] == turn { state.unsettled[sequence] = nil }
                 }
             }
@@ -100,32 +100,5 @@ final class CommitFence: Sendable {
             return (due + rest, state.failure)
         }
         for effect in due { effect(outcome) }
-    }
-}
-
-/// Values tagged with the turn they belong to, added in turn order and removed from the oldest turn on: one array for
-/// all turns, so a turn costs no allocation of its own.
-struct TurnQueue<Value> {
-    private var items: [(turn: UInt64, value: Value)] = []
-    private var head = 0
-
-    /// Adds a value of `turn`, which is no older than any turn added before.
-    mutating func append(_ value: Value, turn: UInt64) {
-        items.append((turn, value))
-    }
-
-    /// Removes the values of every turn up to `turn`, oldest first, handing each to `body`.
-    mutating func removeThrough(_ turn: UInt64, _ body: (Value) -> Void) {
-        while head < items.count, items[head].turn <= turn {
-            body(items[head].value)
-            head += 1
-        }
-        if head == items.count {
-            items.removeAll(keepingCapacity: items.count <= 4096)
-            head = 0
-        } else if head > 4096 && head > items.count / 2 {
-            items.removeFirst(head)
-            head = 0
-        }
     }
 }

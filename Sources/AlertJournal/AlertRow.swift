@@ -1,8 +1,7 @@
 import AlertCodec
 import AlertCore
 
-/// An alert as the columns of a row: the same columns, in the same order, in `alerts` and in `events` (whose
-/// rows hold the alert as it was at the event).
+/// An alert as the columns of a row: the same columns, in the same order, in `alerts` and in `event_alerts`.
 ///
 /// Scalars have a column each; only the small arrays (buttons, fields) and the result are JSON text.
 enum AlertRow {
@@ -17,21 +16,8 @@ enum AlertRow {
     /// `?, ?, …` for `columns`.
     static let placeholders = Array(repeating: "?", count: Int(columnCount)).joined(separator: ", ")
 
-    /// An alert's JSON columns, encoded once for the alert's row and its event's.
-    struct Encoded {
-        var buttons: [UInt8]
-        var fields: [UInt8]
-        var result: [UInt8]?
-
-        init(_ alert: Alert) {
-            buttons = AlertButton.storedJSON(alert.buttons)
-            fields = AlertField.storedJSON(alert.fields)
-            result = alert.result?.storedJSON
-        }
-    }
-
     /// Binds `alert` to parameters `first ..< first + columnCount`.
-    static func bind(_ alert: Alert, _ encoded: Encoded, to statement: SQLiteStatement, from first: Int32) {
+    static func bind(_ alert: Alert, to statement: SQLiteStatement, from first: Int32) {
         statement.bind(Int64(bitPattern: alert.sequence), at: first)
         statement.bind(alert.id.rawValue, at: first + 1)
         statement.bind(alert.owner, at: first + 2)
@@ -41,12 +27,12 @@ enum AlertRow {
         statement.bind(alert.style.rawValue, at: first + 6)
         statement.bind(alert.tag, at: first + 7)
         statement.bind(alert.animated ? 1 : 0, at: first + 8)
-        statement.bind(text: encoded.buttons, at: first + 9)
-        statement.bind(text: encoded.fields, at: first + 10)
+        statement.bind(text: AlertButton.storedJSON(alert.buttons), at: first + 9)
+        statement.bind(text: AlertField.storedJSON(alert.fields), at: first + 10)
         statement.bind(JournalTime.milliseconds(alert.createdAt), at: first + 11)
         statement.bind(alert.expiresAt.map(JournalTime.milliseconds), at: first + 12)
         bindDelivery(alert.delivery, to: statement, from: first + 13)
-        statement.bind(text: encoded.result, at: first + 18)
+        statement.bind(text: alert.result?.storedJSON, at: first + 18)
     }
 
     /// Binds a delivery to five parameters: callback, state, attempts, last error, last attempt.

@@ -1,16 +1,24 @@
+import AlertCore
+
 /// Which alerts the events in the history name, so that the row of an alert retention dropped is kept (in
 /// `event_alerts`) exactly as long as an event in the history shows it.
 ///
 /// Used by the writer thread only. Events are added in index order, and the history is trimmed from its oldest end,
 /// so the events form a queue.
 struct HistoryReferences {
-    /// The events in the history, oldest first, from `head` on.
-    private var events: [(index: UInt64, sequence: UInt64)] = []
-    private var head = 0
+    /// The sequence number each event in the history names, by event index.
+    private var events = KeyedQueue<UInt64>()
     /// The newest event in the history of each alert that has one, by sequence number.
     private var newest: [UInt64: UInt64] = [:]
     /// The dropped alerts whose rows are kept in `event_alerts`.
     private var kept: Set<UInt64> = []
+
+    /// The newest event index a history of `eventHistory` events no longer holds once the change index is
+    /// `changeIndex` (0: it holds them all).
+    static func floor(changeIndex: UInt64, eventHistory: Int) -> UInt64 {
+        let kept = UInt64(max(1, eventHistory))
+        return changeIndex > kept ? changeIndex - kept : 0
+    }
 
     /// Starts from the events in the history, oldest first, and the sequence numbers in `event_alerts`.
     init(events: some Sequence<(index: UInt64, sequence: UInt64)>, kept: some Sequence<UInt64>) {
@@ -20,7 +28,7 @@ struct HistoryReferences {
 
     /// An event was written (its index is above every earlier one's).
     mutating func add(index: UInt64, sequence: UInt64) {
-        events.append((index, sequence))
+        events.append(sequence, key: index)
         newest[sequence] = index
     }
 
@@ -38,16 +46,10 @@ struct HistoryReferences {
     /// more, whose rows can go.
     mutating func trim(through floor: UInt64) -> [UInt64] {
         var released: [UInt64] = []
-        while head < events.count, events[head].index <= floor {
-            let (index, sequence) = events[head]
-            head += 1
-            guard newest[sequence] == index else { continue }
+        events.removeThrough(floor) { index, sequence in
+            guard newest[sequence] == index else { return }
             newest[sequence] = nil
             if kept.remove(sequence) != nil { released.append(sequence) }
-        }
-        if head > 4096 && head > events.count / 2 {
-            events.removeFirst(head)
-            head = 0
         }
         return released
     }

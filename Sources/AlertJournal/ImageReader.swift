@@ -20,7 +20,7 @@ enum ImageReader {
         )
         var cache = AlertRowCache()
         image.boxes = try alerts(connection, cache: &cache)
-        let oldest = image.changeIndex > UInt64(max(1, eventHistory)) ? image.changeIndex - UInt64(eventHistory) : 0
+        let oldest = HistoryReferences.floor(changeIndex: image.changeIndex, eventHistory: eventHistory)
         image.events = try events(connection, after: oldest, boxes: image.boxes, cache: &cache)
         image.idempotency = try keys(connection)
         return image

@@ -7,7 +7,7 @@ import CSQLite
 /// Used by one thread at a time: `SQLiteJournal.open` builds it, then only the writer thread uses it.
 final class JournalWriter {
     let connection: SQLiteConnection
-    private let eventHistory: UInt64
+    private let eventHistory: Int
     /// The change index and next sequence as of the last commit; the meta row holds the same.
     private var changeIndex: UInt64
     private var nextSequence: UInt64
@@ -32,10 +32,10 @@ final class JournalWriter {
     /// Prepares the statements on `connection`, whose file holds `image`.
     init(connection: SQLiteConnection, image: StoreImage, eventHistory: Int) throws(SQLiteError) {
         self.connection = connection
-        self.eventHistory = UInt64(max(1, eventHistory))
+        self.eventHistory = eventHistory
         changeIndex = image.changeIndex
         nextSequence = image.nextSequence
-        let floor = Self.floor(changeIndex, eventHistory: self.eventHistory)
+        let floor = HistoryReferences.floor(changeIndex: changeIndex, eventHistory: eventHistory)
         // Rows kept for events a smaller --event-history no longer holds.
         let unshown = try connection.prepare(
             "DELETE FROM event_alerts WHERE sequence NOT IN (SELECT sequence FROM events WHERE idx > ?)")
@@ -45,7 +45,7 @@ final class JournalWriter {
         var keptSequences: [UInt64] = []
         while try kept.step() { keptSequences.append(UInt64(bitPattern: kept.int64(at: 0))) }
         history = HistoryReferences(
-            events: image.events.lazy.filter { $0.index > floor }.map { ($0.index, $0.alert.sequence) },
+            events: image.events.lazy.map { ($0.index, $0.alert.sequence) },  // those after `floor`
             kept: keptSequences)
         begin = try connection.prepare("BEGIN IMMEDIATE")
         commitStatement = try connection.prepare("COMMIT")
@@ -83,7 +83,7 @@ final class JournalWriter {
                 for record in records { try apply(record) }
             }
             if changeIndex != before.0 || nextSequence != before.1 {
-                let floor = Self.floor(changeIndex, eventHistory: eventHistory)
+                let floor = HistoryReferences.floor(changeIndex: changeIndex, eventHistory: eventHistory)
                 if floor > 0 {
                     trimEvents.bind(Int64(bitPattern: floor), at: 1)
                     try trimEvents.run()
@@ -107,7 +107,7 @@ final class JournalWriter {
     private func apply(_ record: JournalRecord) throws(SQLiteError) {
         switch record {
         case .created(let alert, let event, let idempotency):
-            AlertRow.bind(alert, AlertRow.Encoded(alert), to: insertAlert, from: 1)
+            AlertRow.bind(alert, to: insertAlert, from: 1)
             try insertAlert.run()
             try insert(event: event, kind: .created, alert.sequence)
             nextSequence = max(nextSequence, alert.sequence + 1)
@@ -151,10 +151,5 @@ final class JournalWriter {
         try insertEvent.run()
         history.add(index: index, sequence: sequence)
         changeIndex = max(changeIndex, index)
-    }
-
-    /// The newest event index the history no longer holds (0: it holds them all).
-    private static func floor(_ changeIndex: UInt64, eventHistory: UInt64) -> UInt64 {
-        changeIndex > eventHistory ? changeIndex - eventHistory : 0
     }
 }
