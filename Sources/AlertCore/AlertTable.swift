@@ -1,3 +1,4 @@
+import Foundation
 import Locking
 
 /// Every kept alert, by sequence number and by id, behind a mutex.
@@ -61,14 +62,6 @@ final class AlertTable: Sendable {
         }
     }
 
-    /// Makes room for `count` alerts in all, so that filling the table (a restore) never rehashes it.
-    func reserveCapacity(_ count: Int) {
-        storage.withLock { storage in
-            storage.records.reserveCapacity(count)
-            storage.sequences.reserveCapacity(count)
-        }
-    }
-
     /// Adds a new alert unless its id is taken, in one lookup of the id.
     /// - Returns: false, changing nothing, when another alert has the id.
     func insertNew(_ alert: Alert) -> Bool {
@@ -81,6 +74,23 @@ final class AlertTable: Sendable {
             guard storage.claim(box.alert.id, for: box.alert.sequence) else { return false }
             storage.records[box.alert.sequence] = box
             return true
+        }
+    }
+
+    /// Fills an empty table with restored boxes, each unless an earlier box has its id (as `insertNew(_:)` one by
+    /// one would). Each insertion is a cache miss or two in a dictionary of a million entries, so the two
+    /// dictionaries fill at the same time: the records on a thread of their own, the id index on this one.
+    func restore(_ boxes: [AlertBox]) {
+        let records = RecordsFill(boxes)
+        storage.withLock { storage in
+            precondition(storage.records.isEmpty, "a restore into a table that has alerts")
+            storage.sequences.reserveCapacity(boxes.count)
+            var taken: [UInt64] = []
+            for box in boxes where !storage.claim(box.alert.id, for: box.alert.sequence) {
+                taken.append(box.alert.sequence)
+            }
+            storage.records = records.wait()
+            for sequence in taken { storage.records[sequence] = nil }
         }
     }
 
@@ -108,5 +118,29 @@ final class AlertTable: Sendable {
             if storage[id: alert.id] == sequence { storage[id: alert.id] = nil }  // never another alert's entry
             return alert
         }
+    }
+}
+
+/// `[sequence: box]` for restored boxes, filled on a thread of its own.
+///
+/// `@unchecked Sendable` invariant: `records` is written by the filling thread only, until it signals `filled`; then
+/// read by the caller of `wait()` only.
+private final class RecordsFill: @unchecked Sendable {
+    private var records: [UInt64: AlertBox] = [:]
+    private let filled = DispatchSemaphore(value: 0)
+
+    init(_ boxes: [AlertBox]) {
+        let thread = Thread { [self] in
+            records.reserveCapacity(boxes.count)
+            for box in boxes { records[box.alert.sequence] = box }
+            filled.signal()
+        }
+        thread.start()
+    }
+
+    /// The filled dictionary, once the thread is done.
+    func wait() -> [UInt64: AlertBox] {
+        filled.wait()
+        return records
     }
 }
