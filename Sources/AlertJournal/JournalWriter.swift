@@ -14,6 +14,12 @@ final class JournalWriter {
     /// Which alerts the events in the history name. After a failed commit it may be ahead of the file, which no
     /// longer matters: the journal writes nothing more.
     private var history: HistoryReferences
+    /// The event index through which old events were last deleted. Rows at or below the history's floor are
+    /// never read (the image reads above it), so they are deleted in batches of `trimBatch` rather than a few in
+    /// every commit: each trim rewrites the table's oldest pages.
+    private var trimmed: UInt64 = 0
+    /// How far the floor moves between two trims: an eighth of the history (1,250 events by default), at least 1.
+    private let trimBatch: UInt64
 
     private let begin: SQLiteStatement
     private let commitStatement: SQLiteStatement
@@ -33,6 +39,7 @@ final class JournalWriter {
     init(connection: SQLiteConnection, image: StoreImage, eventHistory: Int) throws(SQLiteError) {
         self.connection = connection
         self.eventHistory = eventHistory
+        trimBatch = UInt64(max(1, eventHistory / 8))
         changeIndex = image.changeIndex
         nextSequence = image.nextSequence
         let floor = HistoryReferences.floor(changeIndex: changeIndex, eventHistory: eventHistory)
@@ -84,13 +91,14 @@ final class JournalWriter {
             }
             if changeIndex != before.0 || nextSequence != before.1 {
                 let floor = HistoryReferences.floor(changeIndex: changeIndex, eventHistory: eventHistory)
-                if floor > 0 {
+                if floor >= trimmed + trimBatch {
                     trimEvents.bind(Int64(bitPattern: floor), at: 1)
                     try trimEvents.run()
                     for sequence in history.trim(through: floor) {
                         forgetShownAlert.bind(Int64(bitPattern: sequence), at: 1)
                         try forgetShownAlert.run()
                     }
+                    trimmed = floor
                 }
                 updateMeta.bind(Int64(bitPattern: changeIndex), at: 1)
                 updateMeta.bind(Int64(bitPattern: nextSequence), at: 2)

@@ -35,6 +35,30 @@ struct EventHistoryTests {
         ])
     }
 
+    /// Events older than the history are deleted in batches, not in every commit: until a batch is due the file holds
+    /// a few more rows than the history, and a restart still restores exactly the newest `eventHistory` events.
+    @Test func oldEventsAreDeletedInBatchesAndARestartShowsExactlyTheHistory() async throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let database = directory.file("alertd.sqlite3")
+        let (journal, _) = try await open(directory.path, eventHistory: 16)  // a batch is 2 events
+        for sequence in UInt64(1)...19 {
+            #expect(await journal.commit([.created(plainAlert(sequence), event: sequence, idempotency: nil)]) == nil)
+        }
+        // The floor is at 3 (19 - 16): trimmed through 2 when it reached 2, the row of event 3 still there.
+        #expect(rawSQL(database, "SELECT count(*) FROM events") == 17)
+        #expect(await journal.commit([.created(plainAlert(20), event: 20, idempotency: nil)]) == nil)
+        #expect(rawSQL(database, "SELECT count(*) FROM events") == 16)
+        #expect(await journal.commit([.created(plainAlert(21), event: 21, idempotency: nil)]) == nil)
+        #expect(rawSQL(database, "SELECT count(*) FROM events") == 17)
+        journal.close()
+
+        let restored = try await image(directory.path, eventHistory: 16)
+        #expect(restored.events.map(\.index) == Array(6...21))
+        #expect(restored.changeIndex == 21)
+        #expect(restored.alerts.count == 21)
+    }
+
     /// Retention drops an alert whose events are still in the history: a restart still shows them, and the kept copy
     /// goes once the last of them leaves the history.
     @Test func aDroppedAlertIsKeptForItsEventsUntilTheyLeaveTheHistory() async throws {
