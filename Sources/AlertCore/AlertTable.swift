@@ -138,9 +138,11 @@ private final class RecordsFill: @unchecked Sendable {
         thread.start()
     }
 
-    /// The filled dictionary, once the thread is done.
+    /// The filled dictionary, once the thread is done, handed over: this object keeps no reference to it, so the
+    /// table's first change does not copy it.
     func wait() -> [UInt64: AlertBox] {
         filled.wait()
+        defer { records = [:] }
         return records
     }
 }

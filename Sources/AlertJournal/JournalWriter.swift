@@ -43,7 +43,13 @@ final class JournalWriter {
         changeIndex = image.changeIndex
         nextSequence = image.nextSequence
         let floor = HistoryReferences.floor(changeIndex: changeIndex, eventHistory: eventHistory)
-        // Rows kept for events a smaller --event-history no longer holds.
+        // Events at or below the floor that the last run had not trimmed yet: `history` starts from the events above
+        // it, so those rows would outlive the alerts they name, which a later, larger --event-history would read.
+        let old = try connection.prepare("DELETE FROM events WHERE idx <= ?")
+        old.bind(Int64(bitPattern: floor), at: 1)
+        try old.run()
+        trimmed = floor
+        // Rows kept for events the history no longer holds.
         let unshown = try connection.prepare(
             "DELETE FROM event_alerts WHERE sequence NOT IN (SELECT sequence FROM events WHERE idx > ?)")
         unshown.bind(Int64(bitPattern: floor), at: 1)

@@ -35,11 +35,6 @@ extension SQLiteJournal {
         try opening.run { () throws(SQLiteError) in try JournalSchema.migrate(connection, from: version) }
         let image: StoreImage
         do throws(ImageReader.Failure) {
-            // The image is read through a memory map of the file: pages are then read without a `pread` and a copy
-            // each (a million alerts are 77,000 pages). Only for this read: the writer's connection then goes back
-            // to plain reads, so that an I/O error is an error code and not a SIGBUS.
-            try? connection.execute("PRAGMA mmap_size = 4294967296")
-            defer { try? connection.execute("PRAGMA mmap_size = 0") }
             image = try ImageReader.read(connection, eventHistory: eventHistory)
         } catch {
             switch error {

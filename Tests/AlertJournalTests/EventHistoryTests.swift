@@ -59,6 +59,43 @@ struct EventHistoryTests {
         #expect(restored.alerts.count == 21)
     }
 
+    /// Rows below the history that a run had not trimmed yet go at the next open, so a later restart with a larger
+    /// `--event-history` never reads an event whose alert retention dropped in between (it would refuse the file as
+    /// damaged).
+    @Test func aLargerHistoryAfterARestartFindsEveryEventsAlert() async throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        var (journal, _) = try await open(directory.path, eventHistory: 16)  // a batch is 2 events
+        for sequence in UInt64(1)...19 {
+            #expect(await journal.commit([.created(plainAlert(sequence), event: sequence, idempotency: nil)]) == nil)
+        }
+        journal.close()  // the floor is at 3, and event 3's row is not trimmed yet
+        (journal, _) = try await open(directory.path, eventHistory: 16)
+        #expect(await journal.commit([.dropped(sequence: 3)]) == nil)  // retention, in a commit without events
+        journal.close()
+
+        let restored = try await image(directory.path, eventHistory: 20)
+        #expect(restored.events.map(\.index) == Array(4...19))
+        #expect(restored.alerts.map(\.sequence) == [1, 2] + Array(4...19))
+    }
+
+    /// The same when retention dropped the alert in the run that wrote its event (its row is kept for the event),
+    /// and a restart with the same history came in between.
+    @Test func aLargerHistoryAfterTwoRestartsFindsEveryEventsAlert() async throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let (journal, _) = try await open(directory.path, eventHistory: 16)
+        for sequence in UInt64(1)...19 {
+            #expect(await journal.commit([.created(plainAlert(sequence), event: sequence, idempotency: nil)]) == nil)
+        }
+        #expect(await journal.commit([.dropped(sequence: 3)]) == nil)
+        journal.close()
+        _ = try await image(directory.path, eventHistory: 16)
+
+        let restored = try await image(directory.path, eventHistory: 20)
+        #expect(restored.events.map(\.index) == Array(4...19))
+    }
+
     /// Retention drops an alert whose events are still in the history: a restart still shows them, and the kept copy
     /// goes once the last of them leaves the history.
     @Test func aDroppedAlertIsKeptForItsEventsUntilTheyLeaveTheHistory() async throws {
