@@ -16,8 +16,10 @@ enum AlertRow {
     /// `?, ?, …` for `columns`.
     static let placeholders = Array(repeating: "?", count: Int(columnCount)).joined(separator: ", ")
 
-    /// Binds `alert` to parameters `first ..< first + columnCount`.
-    static func bind(_ alert: Alert, to statement: SQLiteStatement, from first: Int32) {
+    /// Binds `alert` to parameters `first ..< first + columnCount`, its buttons and fields encoded through `encoding`.
+    static func bind(
+        _ alert: Alert, to statement: SQLiteStatement, from first: Int32, encoding: inout AlertRowEncoding
+    ) {
         statement.bind(Int64(bitPattern: alert.sequence), at: first)
         statement.bind(alert.id.rawValue, at: first + 1)
         statement.bind(alert.owner, at: first + 2)
@@ -27,8 +29,8 @@ enum AlertRow {
         statement.bind(alert.style.rawValue, at: first + 6)
         statement.bind(alert.tag, at: first + 7)
         statement.bind(alert.animated ? 1 : 0, at: first + 8)
-        statement.bind(text: AlertButton.storedJSON(alert.buttons), at: first + 9)
-        statement.bind(text: AlertField.storedJSON(alert.fields), at: first + 10)
+        statement.bind(text: encoding.buttons(alert.buttons), at: first + 9)
+        statement.bind(text: encoding.fields(alert.fields), at: first + 10)
         statement.bind(JournalTime.milliseconds(alert.createdAt), at: first + 11)
         statement.bind(alert.expiresAt.map(JournalTime.milliseconds), at: first + 12)
         bindDelivery(alert.delivery, to: statement, from: first + 13)

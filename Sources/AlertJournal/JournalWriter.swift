@@ -20,6 +20,8 @@ final class JournalWriter {
     private var trimmed: UInt64 = 0
     /// How far the floor moves between two trims: an eighth of the history (1,250 events by default), at least 1.
     private let trimBatch: UInt64
+    /// The JSON of the last alert's buttons and fields, reused while the next alerts have the same.
+    private var encoding = AlertRowEncoding()
 
     private let begin: SQLiteStatement
     private let commitStatement: SQLiteStatement
@@ -121,7 +123,7 @@ final class JournalWriter {
     private func apply(_ record: JournalRecord) throws(SQLiteError) {
         switch record {
         case .created(let alert, let event, let idempotency):
-            AlertRow.bind(alert, to: insertAlert, from: 1)
+            AlertRow.bind(alert, to: insertAlert, from: 1, encoding: &encoding)
             try insertAlert.run()
             try insert(event: event, kind: .created, alert.sequence)
             nextSequence = max(nextSequence, alert.sequence + 1)
