@@ -16,13 +16,8 @@ extension AlertStore {
         }
         // The table is most of a restore's time (a cache miss or two an alert in each of its dictionaries), and
         // nothing here reads it before the idempotency keys: it fills on threads of its own meanwhile.
-        let filled = DispatchSemaphore(value: 0)
         let (table, boxes) = (records, image.boxes)
-        let filling = Thread {
-            table.restore(boxes)
-            filled.signal()
-        }
-        filling.start()
+        let filling = ThreadWork { table.restore(boxes) }
         pendingQueue.reserveCapacity(image.boxes.count)
         // Each alert is read through its box, never copied out: a copy of 1M alerts is 1M × 8 retains.
         var resolved: [(resolvedAt: Date, sequence: UInt64)] = []
@@ -40,7 +35,7 @@ extension AlertStore {
         for (resolvedAt, sequence) in resolved {
             resolvedIndex.insert(sequence, at: instant(resolvedAt))
         }
-        filled.wait()
+        filling.take()
         for (record, sequence) in image.idempotency where records[sequence] != nil {
             let key = IdempotencyScope(owner: record.owner, key: record.key)
             idempotencyKeys[key] = (record.draft, sequence)

@@ -1,4 +1,3 @@
-import Foundation
 import Locking
 
 /// Every kept alert, by sequence number and by id, behind a mutex.
@@ -81,7 +80,12 @@ final class AlertTable: Sendable {
     /// one would). Each insertion is a cache miss or two in a dictionary of a million entries, so the two
     /// dictionaries fill at the same time: the records on a thread of their own, the id index on this one.
     func restore(_ boxes: [AlertBox]) {
-        let records = RecordsFill(boxes)
+        let records = ThreadWork {
+            var records: [UInt64: AlertBox] = [:]
+            records.reserveCapacity(boxes.count)
+            for box in boxes { records[box.alert.sequence] = box }
+            return records
+        }
         storage.withLock { storage in
             precondition(storage.records.isEmpty, "a restore into a table that has alerts")
             storage.sequences.reserveCapacity(boxes.count)
@@ -89,7 +93,7 @@ final class AlertTable: Sendable {
             for box in boxes where !storage.claim(box.alert.id, for: box.alert.sequence) {
                 taken.append(box.alert.sequence)
             }
-            storage.records = records.wait()
+            storage.records = records.take()
             for sequence in taken { storage.records[sequence] = nil }
         }
     }
@@ -118,31 +122,5 @@ final class AlertTable: Sendable {
             if storage[id: alert.id] == sequence { storage[id: alert.id] = nil }  // never another alert's entry
             return alert
         }
-    }
-}
-
-/// `[sequence: box]` for restored boxes, filled on a thread of its own.
-///
-/// `@unchecked Sendable` invariant: `records` is written by the filling thread only, until it signals `filled`; then
-/// read by the caller of `wait()` only.
-private final class RecordsFill: @unchecked Sendable {
-    private var records: [UInt64: AlertBox] = [:]
-    private let filled = DispatchSemaphore(value: 0)
-
-    init(_ boxes: [AlertBox]) {
-        let thread = Thread { [self] in
-            records.reserveCapacity(boxes.count)
-            for box in boxes { records[box.alert.sequence] = box }
-            filled.signal()
-        }
-        thread.start()
-    }
-
-    /// The filled dictionary, once the thread is done, handed over: this object keeps no reference to it, so the
-    /// table's first change does not copy it.
-    func wait() -> [UInt64: AlertBox] {
-        filled.wait()
-        defer { records = [:] }
-        return records
     }
 }

@@ -63,14 +63,7 @@ struct ArrivalQueue: Sendable {
 
     /// The slot holding `sequence`, live or dead, by binary search.
     private func position(of sequence: UInt64) -> Int? {
-        var low = head
-        var high = slots.count
-        while low < high {
-            let middle = (low + high) / 2
-            let value = slots[middle] & ~Self.deadBit
-            if value == sequence { return middle }
-            if value < sequence { low = middle + 1 } else { high = middle }
-        }
-        return nil
+        let slot = slots[head...].firstPosition(notBelow: sequence) { $0 & ~Self.deadBit }
+        return slot < slots.count && slots[slot] & ~Self.deadBit == sequence ? slot : nil
     }
 }

@@ -44,12 +44,6 @@ struct ResolvedIndex: Sendable {
 
     /// The first position whose value is not below `sequence`.
     private func insertionPoint(of sequence: UInt64) -> Int {
-        var low = 0
-        var high = bySequence.count
-        while low < high {
-            let middle = (low + high) / 2
-            if bySequence[middle] < sequence { low = middle + 1 } else { high = middle }
-        }
-        return low
+        bySequence.firstPosition(notBelow: sequence) { $0 }
     }
 }

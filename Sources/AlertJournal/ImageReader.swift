@@ -79,13 +79,8 @@ enum ImageReader {
 
     /// The alert with this sequence number in `boxes` (ascending by sequence), by binary search.
     private static func alert(_ sequence: UInt64, in boxes: [AlertBox]) -> Alert? {
-        var low = 0
-        var high = boxes.count
-        while low < high {
-            let middle = (low + high) / 2
-            if boxes[middle].alert.sequence < sequence { low = middle + 1 } else { high = middle }
-        }
-        return low < boxes.count && boxes[low].alert.sequence == sequence ? boxes[low].alert : nil
+        let position = boxes.firstPosition(notBelow: sequence) { $0.alert.sequence }
+        return position < boxes.count && boxes[position].alert.sequence == sequence ? boxes[position].alert : nil
     }
 
     /// The idempotency keys, by ascending sequence of the alert each created.

@@ -47,9 +47,10 @@ final class JournalWriter {
         let floor = HistoryReferences.floor(changeIndex: changeIndex, eventHistory: eventHistory)
         // Events at or below the floor that the last run had not trimmed yet: `history` starts from the events above
         // it, so those rows would outlive the alerts they name, which a later, larger --event-history would read.
-        let old = try connection.prepare("DELETE FROM events WHERE idx <= ?")
-        old.bind(Int64(bitPattern: floor), at: 1)
-        try old.run()
+        let trimEvents = try connection.prepare("DELETE FROM events WHERE idx <= ?")
+        trimEvents.bind(Int64(bitPattern: floor), at: 1)
+        try trimEvents.run()
+        self.trimEvents = trimEvents
         trimmed = floor
         // Rows kept for events the history no longer holds.
         let unshown = try connection.prepare(
@@ -84,7 +85,6 @@ final class JournalWriter {
             "INSERT OR REPLACE INTO event_alerts (\(AlertRow.columns)) SELECT \(AlertRow.columns) FROM alerts "
                 + "WHERE sequence = ?")
         forgetShownAlert = try connection.prepare("DELETE FROM event_alerts WHERE sequence = ?")
-        trimEvents = try connection.prepare("DELETE FROM events WHERE idx <= ?")
         updateMeta = try connection.prepare("UPDATE meta SET change_index = ?, next_sequence = ? WHERE singleton = 1")
     }
 
