@@ -42,9 +42,7 @@ struct EventHistoryTests {
         defer { directory.remove() }
         let database = directory.file("alertd.sqlite3")
         let (journal, _) = try await open(directory.path, eventHistory: 16)  // a batch is 2 events
-        for sequence in UInt64(1)...19 {
-            #expect(await journal.commit([.created(plainAlert(sequence), event: sequence, idempotency: nil)]) == nil)
-        }
+        await createOneByOne(1...19, in: journal)
         // The floor is at 3 (19 - 16): trimmed through 2 when it reached 2, the row of event 3 still there.
         #expect(rawSQL(database, "SELECT count(*) FROM events") == 17)
         #expect(await journal.commit([.created(plainAlert(20), event: 20, idempotency: nil)]) == nil)
@@ -66,9 +64,7 @@ struct EventHistoryTests {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
         var (journal, _) = try await open(directory.path, eventHistory: 16)  // a batch is 2 events
-        for sequence in UInt64(1)...19 {
-            #expect(await journal.commit([.created(plainAlert(sequence), event: sequence, idempotency: nil)]) == nil)
-        }
+        await createOneByOne(1...19, in: journal)
         journal.close()  // the floor is at 3, and event 3's row is not trimmed yet
         (journal, _) = try await open(directory.path, eventHistory: 16)
         #expect(await journal.commit([.dropped(sequence: 3)]) == nil)  // retention, in a commit without events
@@ -85,9 +81,7 @@ struct EventHistoryTests {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
         let (journal, _) = try await open(directory.path, eventHistory: 16)
-        for sequence in UInt64(1)...19 {
-            #expect(await journal.commit([.created(plainAlert(sequence), event: sequence, idempotency: nil)]) == nil)
-        }
+        await createOneByOne(1...19, in: journal)
         #expect(await journal.commit([.dropped(sequence: 3)]) == nil)
         journal.close()
         _ = try await image(directory.path, eventHistory: 16)
@@ -205,5 +199,12 @@ struct EventHistoryTests {
         #expect(migrated.changeIndex == 5 && migrated.nextSequence == 4)
         #expect(migrated.epoch == expected.epoch)
         #expect(rawSQL(database, "SELECT count(*) FROM event_alerts") == 1)
+    }
+
+    /// Creates plain alerts with these sequence numbers, each in a commit of its own with the event of the same index.
+    private func createOneByOne(_ sequences: ClosedRange<UInt64>, in journal: SQLiteJournal) async {
+        for sequence in sequences {
+            #expect(await journal.commit([.created(plainAlert(sequence), event: sequence, idempotency: nil)]) == nil)
+        }
     }
 }
