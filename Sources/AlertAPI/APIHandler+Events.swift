@@ -74,7 +74,7 @@ extension APIHandler {
                 batch = try await store.run { @Sendable (store: isolated AlertStore) throws(AlertStoreError) in
                     let read = try store.events(after: after, limit: Self.longPollBatch, kinds: request.kinds,
                                                 presenter: request.presenter, owner: request.owner)
-                    return (read.events, read.index, store.index(visibleTo: request.owner))
+                    return (read.events, read.index, Self.resumeIndex(after: read, visibleTo: request.owner, in: store))
                 }
             } catch {
                 return Problem(error).response
@@ -102,6 +102,20 @@ extension APIHandler {
                 return Problem(error).response
             }
         }
+    }
+
+    /// The index a long-poll answer tells its client to resume from, as of the read that gave `read.events`.
+    ///
+    /// With a data dir the committed index moves on from the journal's thread, also while the store is held, so it is
+    /// taken from the read (`read.index`), never read again: a later index could be past events this answer does not
+    /// hold, and a client resuming from it would never get them. A producer's index (the newest event of its own
+    /// alerts) may likewise be an event not committed yet; then it is the newest of its events the answer holds.
+    static func resumeIndex(
+        after read: (events: [AlertEvent], index: UInt64), visibleTo owner: String?, in store: isolated AlertStore
+    ) -> UInt64 {
+        guard let owner else { return read.index }
+        let newest = store.index(visibleTo: owner)
+        return newest <= read.index ? newest : read.events.last?.index ?? 0
     }
 
     /// Feeds a Server-Sent Events stream from the store's event log until the client leaves

@@ -174,6 +174,7 @@ extension AlertdConfiguration {
             alertd: alerts as resources over HTTP (see openapi.yaml)
 
             usage: alertd [options]
+                   alertd backup --data-dir DIR FILE   copy the journal in DIR to FILE, also while alertd runs
 
             options (each also settable by the environment variable shown):
 

@@ -75,8 +75,9 @@ final class WebhookSender: Sendable {
             guard !running.stopped else { return }
             let number = running.next
             running.next += 1
+            let made = alert.delivery?.attempts ?? 0
             running.tasks[number] = Task {
-                await self.attempts(alert.id, url: url, body: body)
+                await self.attempts(alert.id, url: url, body: body, after: made)
                 _ = self.running.withLock { $0.tasks.removeValue(forKey: number) }
             }
         }
@@ -94,11 +95,15 @@ final class WebhookSender: Sendable {
         https.stop()
     }
 
-    private func attempts(_ id: AlertID, url: CallbackURL, body: [UInt8]) async {
-        var delay = schedule.firstDelay
-        for attempt in 1...max(1, schedule.attempts) {
+    /// Makes the attempts after the `made` ones the alert records (those of an earlier run, when a restart resumes
+    /// the delivery): the count, `X-Alertd-Delivery-Attempt` and the pause go on from there, and at least one more
+    /// attempt is made.
+    private func attempts(_ id: AlertID, url: CallbackURL, body: [UInt8], after made: Int) async {
+        let first = made + 1
+        var delay = min(schedule.firstDelay * (1 << min(made, 16)), schedule.maxDelay)
+        for attempt in first...max(first, schedule.attempts) {
             guard let error = await post(body, to: url, id: id, attempt: attempt) else { return }  // stopped
-            let final = error == nil || attempt == schedule.attempts
+            let final = error == nil || attempt >= schedule.attempts
             await store.recordDelivery(of: id, error: error, final: final)
             metrics.webhook(error == nil ? "delivered" : (final ? "failed" : "retry"))
             guard let error else { return }

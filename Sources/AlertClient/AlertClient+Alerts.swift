@@ -7,7 +7,8 @@ extension AlertClient {
     /// Creates an alert (`POST /v1/alerts`).
     /// - Parameters:
     ///   - input: The alert; the server normalizes its buttons.
-    ///   - idempotencyKey: Sent as `Idempotency-Key` for servers that honour it (alertd v1 ignores it).
+    ///   - idempotencyKey: Sent as `Idempotency-Key`: a retry with the same key and input gets the alert the first
+    ///     request created (`200`, also after a restart of an alertd with a data dir) instead of a second one.
     /// - Returns: The pending alert, after normalization.
     /// - Throws: `.server` 422 naming each bad member in `problem.errors`, 429 when too many are pending.
     public func create(_ input: AlertInput, idempotencyKey: String? = nil) async throws(AlertClientError)
@@ -17,7 +18,8 @@ extension AlertClient {
         let response = try await exchange("POST", "/v1/alerts", body: body, headers: idempotencyKey.map {
             ["Idempotency-Key": $0]
         } ?? [:])
-        return try decode(RemoteAlert.self, response, expecting: 201)
+        // 200: a retry with the same key, answered with the alert the first request created.
+        return try decode(RemoteAlert.self, response, expecting: [201, 200])
     }
 
     /// Reads an alert (`GET /v1/alerts/{id}`), secure values included.

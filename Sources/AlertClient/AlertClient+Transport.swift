@@ -123,10 +123,10 @@ extension AlertClient {
     // MARK: decoding
 
     /// Decodes a success body as `T`, or throws the HTTP error the exchange carries.
-    func decode<T: Decodable>(_ type: T.Type, _ exchange: HTTPExchange, expecting status: Int = 200)
+    func decode<T: Decodable>(_ type: T.Type, _ exchange: HTTPExchange, expecting statuses: Set<Int> = [200])
         throws(AlertClientError) -> T
     {
-        try check(exchange, expecting: [status])
+        try check(exchange, expecting: statuses)
         do {
             return try JSONDecoder().decode(T.self, from: exchange.body)
         } catch {

@@ -1,4 +1,9 @@
 import CSQLite
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// One SQLite connection, used by one thread at a time (opened `SQLITE_OPEN_NOMUTEX`).
 final class SQLiteConnection {
@@ -9,10 +14,13 @@ final class SQLiteConnection {
     ///
     /// - Parameters:
     ///   - path: The database file.
-    ///   - create: Whether to create the file when it does not exist.
+    ///   - create: Whether to create the file when it does not exist. A file made here has mode 0600 whatever the
+    ///     umask, and SQLite gives its `-wal` and `-shm` the same mode: it holds secure values and callback
+    ///     credentials, and the data dir or a backup's directory may be readable by others.
     /// - Throws: `SQLiteError` when SQLite cannot open it.
     init(path: String, create: Bool) throws(SQLiteError) {
         _ = Self.configured
+        if create { makePrivateFile(path) }
         var handle: OpaquePointer?
         let flags = SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0) | SQLITE_OPEN_NOMUTEX
         let code = sqlite3_open_v2(path, &handle, flags, nil)
@@ -69,4 +77,11 @@ final class SQLiteConnection {
         guard try statement.step() else { return nil }
         return statement.optionalText(at: 0)
     }
+}
+
+/// Makes an empty file at `path` with mode 0600, unless something is there: an empty file is a new database to SQLite.
+/// When it cannot be made, SQLite's open says why.
+private func makePrivateFile(_ path: String) {
+    let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+    if descriptor >= 0 { close(descriptor) }
 }

@@ -70,6 +70,11 @@ struct CommandLineTests {
         #expect(AlertdConfiguration.usage.contains("--version"))
     }
 
+    @Test("--help names the backup command, so an operator finds it where the flags are")
+    func helpNamesBackup() {
+        #expect(AlertdConfiguration.usage.contains("alertd backup --data-dir DIR FILE"), "\(AlertdConfiguration.usage)")
+    }
+
     @Test("--trusted-proxy and ALERTD_TRUSTED_PROXY take IPv4 and IPv6 addresses and CIDR networks")
     func trustedProxies() throws {
         #expect(try Self.configuration([]).http.trustedProxies.isEmpty, "no proxy is trusted by default")

@@ -29,6 +29,18 @@ struct CreateTests {
         }
     }
 
+    @Test("a retry with the same Idempotency-Key returns the alert the first request created")
+    func idempotentRetry() async throws {
+        try await LiveAlertd.with { server in
+            let client = server.client()
+            let input = AlertInput(title: "Deploy 42?", buttons: ["Cancel", "Deploy"])
+            let first = try await client.create(input, idempotencyKey: "deploy-42")
+            let retried = try await client.create(input, idempotencyKey: "deploy-42")
+            #expect(retried.id == first.id)
+            #expect(retried.title == "Deploy 42?" && retried.isPending)
+        }
+    }
+
     @Test("a simple alert gets one OK button, which is its cancel button for dismissal")
     func simpleAlert() async throws {
         try await LiveAlertd.with { server in
