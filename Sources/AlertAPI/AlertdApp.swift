@@ -65,8 +65,14 @@ public final class AlertdApp: Sendable {
         let sender = WebhookSender(store: store, metrics: metrics, log: log, connections: outbound)
         webhooks = sender
         relay.connect(sender)
-        if let journal {
+        if let journal, let directory = configuration.dataDirectory {
             journal.observeCommits { metrics.committed(seconds: $0.seconds, batch: $0.appends) }
+            let sink = self.sink
+            journal.observeFailure { failure in
+                log.event("error", "the journal failed: writes get 503 until alertd is restarted; reads go on",
+                          ["dataDir": directory, "reason": failure.reason])
+                sink?.flush()
+            }
         }
         var gauges: (@Sendable () -> JournalGauges)?
         if let journal {

@@ -20,7 +20,8 @@ public final class SQLiteJournal: StoreJournal {
     private let writer: WriterBox
     private let lock: DataDirectoryLock
     private let counters = Lock(JournalStatistics())
-    private let observer = Lock<CommitObserver?>(nil)
+    private let commitObserver = Lock<Callback<JournalCommit>?>(nil)
+    private let failureObserver = Lock<Callback<JournalFailure>?>(nil)
 
     init(directory: String, writer: JournalWriter, checkpointer: Checkpointer, lock: DataDirectoryLock) {
         self.directory = directory
@@ -63,7 +64,13 @@ public final class SQLiteJournal: StoreJournal {
     /// Calls `observer` on the writer thread after every committed transaction (for a latency and batch-size
     /// histogram); it must return quickly. A later call replaces the observer.
     public func observeCommits(_ observer: @escaping @Sendable (JournalCommit) -> Void) {
-        self.observer.withLock { $0 = CommitObserver(observer) }
+        commitObserver.withLock { $0 = Callback(observer) }
+    }
+
+    /// Calls `observer` once, on the writer thread, when a commit fails and the journal stops taking writes (for
+    /// the log: the failed requests' `503`s and `/healthz` say so too). A later call replaces the observer.
+    public func observeFailure(_ observer: @escaping @Sendable (JournalFailure) -> Void) {
+        failureObserver.withLock { $0 = Callback(observer) }
     }
 
     /// Commits what is queued, stops the threads, truncates the WAL, closes the file and releases the data
@@ -93,7 +100,7 @@ public final class SQLiteJournal: StoreJournal {
                 for entry in batch { entry.committed(nil) }
             case .failure(let failure):
                 queue.fail(failure)
-                let failure = queue.failure ?? failure
+                failureObserver.withLock { $0 }?.call(failure)
                 for entry in batch { entry.committed(failure) }
             }
         }
@@ -107,7 +114,7 @@ public final class SQLiteJournal: StoreJournal {
             counters.records += UInt64(commit.records)
             counters.commitSeconds += seconds
         }
-        observer.withLock { $0 }?.observe(commit)
+        commitObserver.withLock { $0 }?.call(commit)
     }
 }
 

@@ -5,7 +5,7 @@ import Testing
 
 /// A commit that fails for lack of space (SQLite's page cap, `ALERTD_SQLITE_MAX_PAGE_COUNT`, stands in for a full
 /// disk): its requests get `503`, never a 2xx; alertd takes no more writes, serves reads, and `/healthz` says it is
-/// degraded. After a restart with room, everything acknowledged is there.
+/// degraded, and the log has one error line that says why. After a restart with room, everything acknowledged is there.
 @Suite("Full disk: 503 for writes, reads go on, degraded health")
 struct FullDiskTests {
     @Test("creates until the journal is full: then 503 for every write, reads answered, /healthz degraded")
@@ -43,6 +43,12 @@ struct FullDiskTests {
         #expect(read.status == 200 && read.json == created.first, "a read of an alert made before: \(read)")
         let health = try await capped.send("GET", "/healthz")
         #expect(health.status == 503 && health.json["status"]?.stringValue == "degraded", "/healthz: \(health)")
+        // The operator's log says so once, with SQLite's reason.
+        try await eventually("an error line for the failed commit", within: 10) {
+            capped.standardErrorTail.contains(#""level":"error","msg":"the journal failed"#)
+        }
+        let failures = capped.standardErrorTail.components(separatedBy: "the journal failed").count - 1
+        #expect(failures == 1, "one error line for the failure, not one per refused write: \(capped.standardErrorTail)")
         await capped.stop()
 
         // With room again: every acknowledged alert is there, pending (the refused answer changed nothing).
