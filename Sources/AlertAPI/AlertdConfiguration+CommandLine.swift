@@ -175,6 +175,7 @@ extension AlertdConfiguration {
 
             usage: alertd [options]
                    alertd backup --data-dir DIR FILE   copy the journal in DIR to FILE, also while alertd runs
+                   alertd restore --data-dir DIR FILE  make the backup FILE the journal of DIR, as a new instance
 
             options (each also settable by the environment variable shown):
 

@@ -86,7 +86,8 @@ public struct AlertClientError: Error, Sendable, Equatable, CustomStringConverti
         case .timedOut:
             return "the request timed out"
         case .lost(let id):
-            return "the server restarted and lost the alert \(id) (it keeps alerts in memory only; run it with --data-dir)"
+            return "the server restarted as a new instance and lost the alert \(id) (it keeps alerts in memory only, "
+                + "or its data dir was restored from an older backup)"
         }
     }
 

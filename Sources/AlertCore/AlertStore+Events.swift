@@ -22,6 +22,8 @@ extension AlertStore {
         }
         if let owner {
             try checkOwnHistory(after: cursor, of: owner)
+        } else if cursor < historyFloor {
+            throw .historyGone(cursor: cursor, oldest: eventLog.oldestIndex, current: head)
         } else if cursor < head, let oldest = eventLog.oldestIndex, cursor + 1 < oldest {
             throw .historyGone(cursor: cursor, oldest: oldest, current: head)
         }

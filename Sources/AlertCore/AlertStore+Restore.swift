@@ -8,6 +8,7 @@ extension AlertStore {
         nextSequence = max(image.nextSequence, (image.boxes.last?.alert.sequence ?? 0) + 1)
         changeIndex = image.changeIndex
         for event in image.events { eventLog.append(event) }
+        historyFloor = image.historyFloor
         let wallNow = Date()
         let now = ContinuousClock.now
         /// The monotonic instant of a wall-clock date, as seen from now.

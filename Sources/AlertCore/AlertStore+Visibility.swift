@@ -45,9 +45,11 @@ extension AlertStore {
     }
 
     /// - Throws: `AlertStoreError` `historyGone` when an event of `owner`'s alerts after `cursor` has left the
-    ///   history.
+    ///   history, or when `cursor` is below the history's floor (from before a restore) and is not the producer's own
+    ///   newest index (0 when it has no events since).
     func checkOwnHistory(after cursor: UInt64, of owner: String) throws(AlertStoreError) {
-        if eventLog.owners.dropped(of: owner) > cursor { throw .ownHistoryGone(cursor: cursor, newest: nil) }
+        let unknown = cursor < historyFloor && cursor != eventLog.owners.newest(of: owner)
+        if unknown || eventLog.owners.dropped(of: owner) > cursor { throw .ownHistoryGone(cursor: cursor, newest: nil) }
     }
 }
 

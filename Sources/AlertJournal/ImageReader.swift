@@ -22,6 +22,9 @@ enum ImageReader {
         image.boxes = try alerts(connection, cache: &cache)
         let oldest = HistoryReferences.floor(changeIndex: image.changeIndex, eventHistory: eventHistory)
         image.events = try events(connection, after: oldest, boxes: image.boxes, cache: &cache)
+        // A journal always keeps its newest event; one with a change index and none was restored from a backup
+        // (`SQLiteJournal.restore`), which drops the events of the timeline it leaves.
+        if image.events.isEmpty { image.historyFloor = image.changeIndex }
         image.idempotency = try keys(connection)
         return image
     }

@@ -17,12 +17,14 @@ final class SQLiteConnection {
     ///   - create: Whether to create the file when it does not exist. A file made here has mode 0600 whatever the
     ///     umask, and SQLite gives its `-wal` and `-shm` the same mode: it holds secure values and callback
     ///     credentials, and the data dir or a backup's directory may be readable by others.
+    ///   - readOnly: Opens it for reading only (a backup being restored), never creating it.
     /// - Throws: `SQLiteError` when SQLite cannot open it.
-    init(path: String, create: Bool) throws(SQLiteError) {
+    init(path: String, create: Bool, readOnly: Bool = false) throws(SQLiteError) {
         _ = Self.configured
-        if create { makePrivateFile(path) }
+        if create, !readOnly { makePrivateFile(path) }
         var handle: OpaquePointer?
-        let flags = SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0) | SQLITE_OPEN_NOMUTEX
+        let access = readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0)
+        let flags = access | SQLITE_OPEN_NOMUTEX
         let code = sqlite3_open_v2(path, &handle, flags, nil)
         guard code == SQLITE_OK else {
             let error = SQLiteError(code: code, connection: handle)

@@ -6,8 +6,7 @@ extension SQLiteJournal {
     /// last commit, taken while alertd may be running (a reader never blocks its writer).
     ///
     /// The copy is written beside `file` and renamed into place once complete, so `file` is either the previous
-    /// file or the whole backup. Restore it by stopping alertd and copying it to `DIR/alertd.sqlite3` (removing
-    /// `alertd.sqlite3-wal` and `alertd.sqlite3-shm` there).
+    /// file or the whole backup. `restore(backup:into:)` makes it a data dir's journal again.
     ///
     /// - Parameters:
     ///   - directory: The data directory of the journal to copy.
@@ -28,18 +27,7 @@ extension SQLiteJournal {
             }
             unlink(partial)
             let copy = try SQLiteConnection(path: partial, create: true)
-            guard let backup = sqlite3_backup_init(copy.handle, "main", source.handle, "main") else {
-                throw SQLiteError(code: sqlite3_extended_errcode(copy.handle), connection: copy.handle)
-            }
-            var code = sqlite3_backup_step(backup, -1)
-            while code == SQLITE_BUSY || code == SQLITE_LOCKED {
-                usleep(10_000)
-                code = sqlite3_backup_step(backup, -1)
-            }
-            let finished = sqlite3_backup_finish(backup)
-            guard code == SQLITE_DONE, finished == SQLITE_OK else {
-                throw SQLiteError(code: code == SQLITE_DONE ? finished : code, connection: copy.handle)
-            }
+            try copyDatabase(from: source, to: copy)
             copy.close()
             source.close()
         } catch {
@@ -51,6 +39,114 @@ extension SQLiteJournal {
         syncDirectory(of: file)
     }
 
+    /// How far `restore` moves the change index on: more events than the alertd the backup was taken from can have
+    /// made after it, so that no event id is handed out twice, for two different events.
+    public static let restoreIndexStep: UInt64 = 1 << 32
+
+    /// What `restore` put in place.
+    public struct Restored: Sendable, Equatable {
+        /// The alerts the backup holds, pending and resolved.
+        public var alerts: Int
+        /// The backup's change index.
+        public var backupIndex: UInt64
+        /// The change index the restored journal goes on from.
+        public var restoredIndex: UInt64
+    }
+
+    /// Makes a backup (from `backup(directory:to:)`, or `sqlite3 … .backup`) the journal of `directory`, as a new
+    /// instance of alertd: a new instance identity, and a change index moved on by `restoreIndexStep` with no events
+    /// kept, so that a client of the alertd the backup was taken from notices (its cursors get `410`, a waiter's
+    /// alert missing from the backup is reported lost) instead of being handed other events under ids it has seen.
+    ///
+    /// Refuses a data dir in use by a running alertd or already holding a journal (move it away first), and a file
+    /// that is not an alertd journal, is newer than this alertd, or fails `PRAGMA quick_check`. The copy is written
+    /// beside the journal's path and renamed into place once complete; `backup` is only read.
+    ///
+    /// - Parameters:
+    ///   - backup: The backup file.
+    ///   - directory: The data directory to restore into; made when missing.
+    /// - Returns: What was restored.
+    /// - Throws: `JournalBackupError` saying what is wrong.
+    public static func restore(backup: String, into directory: String) throws(JournalBackupError) -> Restored {
+        let lock: DataDirectoryLock
+        do {
+            try DataDirectory.prepare(directory)
+            lock = try DataDirectoryLock(directory: directory)
+        } catch {
+            throw JournalBackupError(error.description)
+        }
+        defer { lock.release() }
+        let path = DataDirectory.databasePath(directory)
+        for file in [path, path + "-wal", path + "-shm"] where FileManager.default.fileExists(atPath: file) {
+            throw JournalBackupError("\(directory) already holds a journal (\(file)); restore into a data dir without "
+                + "one: move alertd.sqlite3 and its -wal and -shm away first")
+        }
+        guard FileManager.default.fileExists(atPath: backup) else { throw JournalBackupError("no such file: \(backup)") }
+        let partial = "\(path).restoring-\(getpid())"
+        defer { unlink(partial) }
+        let restored: Restored
+        do throws(SQLiteError) {
+            let source = try SQLiteConnection(path: backup, create: false, readOnly: true)
+            let version = try checkBackup(source, backup)
+            unlink(partial)
+            let copy = try SQLiteConnection(path: partial, create: true)
+            try copyDatabase(from: source, to: copy)
+            source.close()
+            try JournalSchema.migrate(copy, from: version)
+            let before = UInt64(bitPattern: try copy.integer("SELECT change_index FROM meta") ?? 0)
+            let update = try copy.prepare("UPDATE meta SET epoch = ?, change_index = ?")
+            update.bind(JournalSchema.newEpoch(), at: 1)
+            update.bind(Int64(bitPattern: before &+ restoreIndexStep), at: 2)
+            try copy.execute("BEGIN IMMEDIATE")
+            try update.run()
+            try copy.execute("DELETE FROM events; DELETE FROM event_alerts; COMMIT")
+            restored = Restored(alerts: Int(try copy.integer("SELECT count(*) FROM alerts") ?? 0),
+                                backupIndex: before, restoredIndex: before &+ restoreIndexStep)
+            copy.close()
+        } catch {
+            throw JournalBackupError("cannot restore \(backup) into \(directory): \(error.message)")
+        }
+        guard rename(partial, path) == 0 else {
+            throw JournalBackupError("cannot write \(path): \(String(cString: strerror(errno)))")
+        }
+        syncDirectory(of: path)
+        return restored
+    }
+
+    /// Copies `source` into `copy` with SQLite's backup API, in one step: a consistent snapshot of `source`'s last
+    /// commit, waiting while a writer holds it.
+    private static func copyDatabase(from source: SQLiteConnection, to copy: SQLiteConnection) throws(SQLiteError) {
+        guard let backup = sqlite3_backup_init(copy.handle, "main", source.handle, "main") else {
+            throw SQLiteError(code: sqlite3_extended_errcode(copy.handle), connection: copy.handle)
+        }
+        var code = sqlite3_backup_step(backup, -1)
+        while code == SQLITE_BUSY || code == SQLITE_LOCKED {
+            usleep(10_000)
+            code = sqlite3_backup_step(backup, -1)
+        }
+        let finished = sqlite3_backup_finish(backup)
+        guard code == SQLITE_DONE, finished == SQLITE_OK else {
+            throw SQLiteError(code: code == SQLITE_DONE ? finished : code, connection: copy.handle)
+        }
+    }
+
+    /// The schema version of a backup about to be restored, once it is known to be an alertd journal this alertd
+    /// reads, and undamaged.
+    private static func checkBackup(_ source: SQLiteConnection, _ file: String) throws(SQLiteError) -> Int {
+        let version = Int(try source.integer("PRAGMA user_version") ?? 0)
+        guard try source.integer("PRAGMA application_id") == JournalSchema.applicationID, version > 0 else {
+            throw SQLiteError(code: SQLITE_NOTADB, message: "it is not an alertd journal or backup")
+        }
+        guard version <= JournalSchema.currentVersion else {
+            throw SQLiteError(code: SQLITE_ERROR, message: "it has schema version \(version), newer than this alertd "
+                + "understands (\(JournalSchema.currentVersion)): restore it with the alertd that wrote it")
+        }
+        let check = try source.text("PRAGMA quick_check") ?? "no answer"
+        guard check == "ok" else {
+            throw SQLiteError(code: SQLITE_CORRUPT, message: "it is damaged (PRAGMA quick_check: \(check))")
+        }
+        return version
+    }
 }
 
 /// Flushes the directory holding `file`, so that its new name survives a power loss.

@@ -3,10 +3,11 @@ import AlertCluster
 import Foundation
 
 // alertd: reads its configuration, starts the app, serves until SIGTERM or SIGINT; SIGHUP reloads the tokens file;
-// `alertd backup …` backs up a data dir instead (BackupCommand).
+// `alertd backup …` and `alertd restore …` copy a data dir's journal instead (JournalFileCommand).
 signal(SIGPIPE, SIG_IGN)
-if CommandLine.arguments.dropFirst().first == "backup" {
-    exit(BackupCommand.run(Array(CommandLine.arguments.dropFirst(2)), environment: ProcessInfo.processInfo.environment))
+if let verb = CommandLine.arguments.dropFirst().first.flatMap(JournalFileCommand.Verb.init(rawValue:)) {
+    exit(JournalFileCommand.run(verb, Array(CommandLine.arguments.dropFirst(2)),
+                                environment: ProcessInfo.processInfo.environment))
 }
 let command: AlertdCommand
 do {

@@ -106,7 +106,7 @@ struct WaitingTests {
         let error = await #expect(throws: AlertClientError.self) { try await waiter.value }
         await second.app.shutdown()
         #expect(error?.kind == .lost)
-        #expect(error?.description.contains("restarted and lost") == true)
+        #expect(error?.description.contains("restarted as a new instance and lost") == true)
     }
 
     @Test("an unreachable server gives .unreachable once giveUpAfter passes")

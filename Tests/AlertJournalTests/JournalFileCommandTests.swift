@@ -1,0 +1,85 @@
+import AlertCore
+import AlertJournal
+import Foundation
+import HTTPTestSupport
+import Testing
+
+/// `alertd backup --data-dir DIR FILE` backs up the journal of a running alertd, `alertd restore --data-dir DIR FILE`
+/// makes a backup a data dir's journal again as a new instance, and both say clearly when they cannot.
+@Suite(.timeLimit(.minutes(1)))
+struct JournalFileCommandTests {
+    /// The built `alertd`, in the folder of the test bundle or one above it.
+    static let alertd: String = {
+        let bundle = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+        var folder = bundle.deletingLastPathComponent()
+        while folder.path != "/", !FileManager.default.isExecutableFile(atPath: folder.path + "/alertd") {
+            folder.deleteLastPathComponent()
+        }
+        return folder.path + "/alertd"
+    }()
+
+    @Test func backsUpAnOpenJournal() async throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let data = directory.file("data")
+        let (journal, original) = try await open(data)
+        defer { journal.close() }
+        #expect(await journal.commit([.created(fullAlert(1), event: 1, idempotency: nil)]) == nil)
+
+        let file = directory.file("copy.sqlite3")
+        let child = try ChildProcess(Self.alertd, ["backup", "--data-dir", data, file])
+        #expect(await child.wait(timeout: TestTime.bound(20)) == 0)
+        #expect(child.standardOutput == "alertd: backed up \(data) to \(file)\n")
+
+        let restored = directory.file("restored")
+        let restore = try ChildProcess(Self.alertd, ["restore", "--data-dir", restored, file])
+        #expect(await restore.wait(timeout: TestTime.bound(20)) == 0, "\(restore.standardError)")
+        let step = SQLiteJournal.restoreIndexStep
+        #expect(restore.standardOutput.contains("1 alerts; a new instance, its change index moved on from 1 to \(1 + step)"),
+                "\(restore.standardOutput)")
+        let back = try await image(restored)
+        #expect(back.alerts == [fullAlert(1)])
+        #expect(back.epoch != original.epoch, "a restored journal is a new instance")
+        #expect(back.changeIndex == 1 + step && back.events.isEmpty && back.historyFloor == 1 + step)
+        #expect(original.historyFloor == 0, "a journal that was not restored has no floor")
+    }
+
+    @Test func restoreRefusesAJournalInPlaceADirInUseAndFilesThatAreNotBackups() async throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let data = directory.file("data")
+        let (journal, _) = try await open(data)
+        #expect(await journal.commit([.created(fullAlert(1), event: 1, idempotency: nil)]) == nil)
+        let file = directory.file("copy.sqlite3")
+        try SQLiteJournal.backup(directory: data, to: file)
+
+        let inUse = try ChildProcess(Self.alertd, ["restore", "--data-dir", data, file])
+        #expect(await inUse.wait(timeout: TestTime.bound(20)) == 1)
+        #expect(inUse.standardError.contains("in use by process \(getpid())"), "\(inUse.standardError)")
+        journal.close()
+
+        let inPlace = try ChildProcess(Self.alertd, ["restore", "--data-dir", data, file])
+        #expect(await inPlace.wait(timeout: TestTime.bound(20)) == 1)
+        #expect(inPlace.standardError.contains("already holds a journal"), "\(inPlace.standardError)")
+        #expect(try await image(data).alerts == [fullAlert(1)], "the journal in place is left as it was")
+
+        let notABackup = directory.file("not-a-backup")
+        try Data("not a database, not at all".utf8).write(to: URL(fileURLWithPath: notABackup))
+        let refused = try ChildProcess(Self.alertd, ["restore", "--data-dir", directory.file("empty"), notABackup])
+        #expect(await refused.wait(timeout: TestTime.bound(20)) == 1)
+        #expect(refused.standardError.contains("cannot restore \(notABackup)"), "\(refused.standardError)")
+        #expect(!FileManager.default.fileExists(atPath: directory.file("empty") + "/alertd.sqlite3"))
+    }
+
+    @Test func aDirWithoutAJournalOrAMissingFileIsAnError() async throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let missing = try ChildProcess(Self.alertd, ["backup", "--data-dir", directory.path, directory.file("out")])
+        #expect(await missing.wait(timeout: TestTime.bound(20)) == 1)
+        #expect(missing.standardError.contains("there is no alertd journal in \(directory.path)"))
+
+        let usage = try ChildProcess(Self.alertd, ["backup", "--data-dir", directory.path])
+        #expect(await usage.wait(timeout: TestTime.bound(20)) == 64)
+        #expect(usage.standardError.contains("usage: alertd backup --data-dir DIR FILE"))
+    }
+}
