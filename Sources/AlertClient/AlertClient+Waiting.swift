@@ -1,3 +1,5 @@
+import Foundation
+
 extension AlertClient {
     /// Waits until an alert resolves and returns its Result.
     ///
@@ -23,12 +25,43 @@ extension AlertClient {
     public func waitForResult(_ id: String, giveUpAfter: Duration? = nil) async throws(AlertClientError)
         -> RemoteResult
     {
+        try await retrying(giveUpAfter: giveUpAfter) { () throws(AlertClientError) in
+            try await response(id, wait: pollWait)
+        }
+    }
+
+    /// Creates an alert so that a lost response or a server restart cannot make two: sends `idempotencyKey` (a new
+    /// random one unless given) and retries transient failures (unreachable, timed out, 502/503/504) with the same
+    /// key and back-off, for up to `giveUpAfter`. A retry after a create that did commit gets that alert (`200`)
+    /// instead of a second one; a memory-only server that restarted meanwhile lost the first, so it makes one.
+    ///
+    /// - Parameters:
+    ///   - input: The alert.
+    ///   - idempotencyKey: The key every attempt sends.
+    ///   - giveUpAfter: How long the server may stay unreachable before the last error is thrown.
+    /// - Returns: The pending alert.
+    /// - Throws: What `create(_:idempotencyKey:)` throws that is not transient; the last transient error after
+    ///   `giveUpAfter`; `.cancelled`.
+    public func createRetrying(
+        _ input: AlertInput, idempotencyKey: String = UUID().uuidString, giveUpAfter: Duration
+    ) async throws(AlertClientError) -> RemoteAlert {
+        try await retrying(giveUpAfter: giveUpAfter) { () throws(AlertClientError) in
+            try await create(input, idempotencyKey: idempotencyKey)
+        }
+    }
+
+    /// Calls `attempt` until it returns a value: again at once after `nil` (progress: a long-poll ended), after a
+    /// back-off of 0.2 s doubling to 5 s after a transient failure (`isTransient`), for as long as failures last at
+    /// most `giveUpAfter` in a row (`nil`: forever). Other errors, and cancellation, end it.
+    func retrying<T>(
+        giveUpAfter: Duration?, _ attempt: () async throws(AlertClientError) -> T?
+    ) async throws(AlertClientError) -> T {
         var backoff = Backoff()
         var outageStart: ContinuousClock.Instant?
         while true {
             if Task.isCancelled { throw .cancelled }
             do {
-                if let result = try await response(id, wait: pollWait) { return result }
+                if let value = try await attempt() { return value }
                 backoff.reset()
                 outageStart = nil
             } catch {

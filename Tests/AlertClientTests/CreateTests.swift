@@ -125,3 +125,36 @@ struct CreateTests {
         }
     }
 }
+
+@Suite("AlertClient.createRetrying")
+struct CreateRetryingTests {
+    @Test("retries while the server cannot be reached, with one key: one alert, whatever the attempts")
+    func retriesThroughAnOutage() async throws {
+        try await LiveAlertd.with { server in
+            let proxy = try FlakyProxy(upstream: server.port)
+            defer { proxy.down() }
+            proxy.down()
+            let client = AlertClient(baseURL: URL(string: "http://127.0.0.1:\(proxy.port)")!)
+            let input = AlertInput(title: "Deploy 43?", buttons: ["Cancel", "Deploy"])
+            let creating = Task { try await client.createRetrying(input, idempotencyKey: "deploy-43",
+                                                                  giveUpAfter: .seconds(120)) }
+            try await Task.sleep(for: .milliseconds(700))  // not ordering: the outage, which the create lives through
+            try proxy.up()
+            let alert = try await creating.value
+            // Its response lost: the same call again gets the same alert, and the server holds one.
+            let again = try await client.createRetrying(input, idempotencyKey: "deploy-43", giveUpAfter: .seconds(5))
+            #expect(again.id == alert.id)
+            let pending = try await server.client().list(state: "pending")
+            #expect(pending.alerts.map(\.id) == [alert.id])
+        }
+    }
+
+    @Test("an unreachable server gives .unreachable once giveUpAfter passes")
+    func givesUp() async throws {
+        let client = AlertClient(baseURL: URL(string: "http://127.0.0.1:1")!)
+        let error = await #expect(throws: AlertClientError.self) {
+            try await client.createRetrying(AlertInput(title: "Anyone?"), giveUpAfter: .milliseconds(300))
+        }
+        #expect(error?.kind == .unreachable)
+    }
+}

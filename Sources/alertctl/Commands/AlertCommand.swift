@@ -11,6 +11,8 @@ struct AlertCommand: Subcommand {
         Buttons keep their order; the left-most is the cancel button unless --cancel names one.
         No buttons means one OK button. --cancel and --destructive add the button if no --button names it.
 
+        The create is retried, with one Idempotency-Key, while the server cannot be reached (for up to 30 s):
+        a restart between its commit and its answer gives the alert it made, not a second one.
         Without --wait, prints the new alert's id (with --json, the alert as JSON).
         With --wait, waits until the alert resolves (across long-poll time-outs and a briefly unreachable
         server), then prints the chosen button's title and each field's value on its own line (secure
@@ -37,6 +39,9 @@ struct AlertCommand: Subcommand {
         .flag("--wait", "-w", help: "Wait for the answer; exit 0 unless cancel, dismissed or expired"),
         .json,
     ]
+
+    /// How long the create is retried (with one idempotency key) while the server cannot be reached.
+    static let createRetryLimit: Duration = .seconds(30)
 
     let input: AlertInput
     let wait: Bool
@@ -70,7 +75,8 @@ struct AlertCommand: Subcommand {
 
     func run(_ context: CommandContext) async -> ExitCode {
         do {
-            let alert = try await context.client.create(input)
+            // A lost response or a restart of the server between its commit and its answer must not make two alerts.
+            let alert = try await context.client.createRetrying(input, giveUpAfter: Self.createRetryLimit)
             guard wait else {
                 Console.out(json ? JSONOutput.alert(alert) : alert.id)
                 return .ok
