@@ -103,6 +103,9 @@ extension AlertClient {
             return .timedOut
         case .badServerResponse, .cannotParseResponse, .cannotDecodeRawData, .cannotDecodeContentData:
             return .invalidResponse(error.localizedDescription)
+        case .cannotConnectToHost, .cannotFindHost, .dnsLookupFailed, .notConnectedToInternet, .unsupportedURL,
+             .badURL:
+            return .unreachable(Self.reason(error), connected: false)
         default:
             return .unreachable(Self.reason(error))
         }

@@ -31,9 +31,11 @@ extension AlertClient {
     }
 
     /// Creates an alert so that a lost response or a server restart cannot make two: sends `idempotencyKey` (a new
-    /// random one unless given) and retries transient failures (unreachable, timed out, 502/503/504) with the same
-    /// key and back-off, for up to `giveUpAfter`. A retry after a create that did commit gets that alert (`200`)
-    /// instead of a second one; a memory-only server that restarted meanwhile lost the first, so it makes one.
+    /// random one unless given) and retries transient failures (connection lost, timed out, 502/503/504) with the
+    /// same key and back-off, for up to `giveUpAfter`. A retry after a create that did commit gets that alert
+    /// (`200`) instead of a second one; a memory-only server that restarted meanwhile lost the first, so it makes
+    /// one. A first attempt that cannot connect at all (refused, unknown host) throws at once, as every call does:
+    /// nothing reached a server, which is down or not at this URL.
     ///
     /// - Parameters:
     ///   - input: The alert.
@@ -45,7 +47,12 @@ extension AlertClient {
     public func createRetrying(
         _ input: AlertInput, idempotencyKey: String = UUID().uuidString, giveUpAfter: Duration
     ) async throws(AlertClientError) -> RemoteAlert {
-        try await retrying(giveUpAfter: giveUpAfter) { () throws(AlertClientError) in
+        do {
+            return try await create(input, idempotencyKey: idempotencyKey)
+        } catch {
+            guard error.isTransient, !error.neverConnected else { throw error }
+        }
+        return try await retrying(giveUpAfter: giveUpAfter) { () throws(AlertClientError) in
             try await create(input, idempotencyKey: idempotencyKey)
         }
     }

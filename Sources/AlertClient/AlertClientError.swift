@@ -24,7 +24,8 @@ public struct AlertClientError: Error, Sendable, Equatable, CustomStringConverti
 
     private enum Code: Sendable, Equatable {
         case server(status: Int, problem: Problem?)
-        case unreachable(reason: String)
+        /// `connected`: a connection was made, so the request may have reached the server.
+        case unreachable(reason: String, connected: Bool)
         case invalidResponse(reason: String)
         case cancelled
         case timedOut
@@ -79,7 +80,7 @@ public struct AlertClientError: Error, Sendable, Equatable, CustomStringConverti
                 "\n  \(issue.pointer ?? issue.parameter.map { "?\($0)" } ?? ""): \(issue.detail)"
             }
             return "\(problem.detail.isEmpty ? problem.title : problem.detail) (HTTP \(status))" + issues.joined()
-        case .unreachable(let reason), .invalidResponse(let reason), .configuration(let reason):
+        case .unreachable(let reason, _), .invalidResponse(let reason), .configuration(let reason):
             return reason
         case .cancelled:
             return "cancelled"
@@ -95,7 +96,7 @@ public struct AlertClientError: Error, Sendable, Equatable, CustomStringConverti
         switch code {
         case .server:
             return "the server answered: \(reason)"
-        case .unreachable(let reason):
+        case .unreachable(let reason, _):
             return "cannot reach the server: \(reason)"
         case .invalidResponse(let reason):
             return "invalid response from the server: \(reason)"
@@ -117,9 +118,15 @@ public struct AlertClientError: Error, Sendable, Equatable, CustomStringConverti
         AlertClientError(.server(status: status, problem: problem))
     }
 
-    /// No connection.
-    static func unreachable(_ reason: String) -> AlertClientError {
-        AlertClientError(.unreachable(reason: reason))
+    /// No connection, or one lost; `connected`: one was made, so the request may have reached the server.
+    static func unreachable(_ reason: String, connected: Bool = true) -> AlertClientError {
+        AlertClientError(.unreachable(reason: reason, connected: connected))
+    }
+
+    /// No connection could be made at all (refused, unknown host): the request never reached a server.
+    var neverConnected: Bool {
+        if case .unreachable(_, connected: false) = code { return true }
+        return false
     }
 
     /// An answer that is not what the API promises.

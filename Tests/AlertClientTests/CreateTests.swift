@@ -1,5 +1,6 @@
 import AlertClient
 import Foundation
+import HTTPTestSupport
 import Testing
 
 @Suite("AlertClient.create")
@@ -128,33 +129,37 @@ struct CreateTests {
 
 @Suite("AlertClient.createRetrying")
 struct CreateRetryingTests {
-    @Test("retries while the server cannot be reached, with one key: one alert, whatever the attempts")
-    func retriesThroughAnOutage() async throws {
-        try await LiveAlertd.with { server in
-            let proxy = try FlakyProxy(upstream: server.port)
-            defer { proxy.down() }
-            proxy.down()
-            let client = AlertClient(baseURL: URL(string: "http://127.0.0.1:\(proxy.port)")!)
-            let input = AlertInput(title: "Deploy 43?", buttons: ["Cancel", "Deploy"])
-            let creating = Task { try await client.createRetrying(input, idempotencyKey: "deploy-43",
-                                                                  giveUpAfter: .seconds(120)) }
-            try await Task.sleep(for: .milliseconds(700))  // not ordering: the outage, which the create lives through
-            try proxy.up()
-            let alert = try await creating.value
-            // Its response lost: the same call again gets the same alert, and the server holds one.
-            let again = try await client.createRetrying(input, idempotencyKey: "deploy-43", giveUpAfter: .seconds(5))
-            #expect(again.id == alert.id)
-            let pending = try await server.client().list(state: "pending")
-            #expect(pending.alerts.map(\.id) == [alert.id])
-        }
+    @Test("a connection lost while the server restarts is retried with the same key until it is back: one alert")
+    func retriesAcrossARestart() async throws {
+        let first = try LiveAlertd.start()
+        let port = first.port
+        let proxy = try FlakyProxy(upstream: port)
+        defer { proxy.down() }
+        await first.app.shutdown()
+        // The proxy still accepts, and cuts each connection it cannot forward: to the client, a lost connection.
+        let client = AlertClient(baseURL: URL(string: "http://127.0.0.1:\(proxy.port)")!)
+        let input = AlertInput(title: "Deploy 43?", buttons: ["Cancel", "Deploy"])
+        let creating = Task { try await client.createRetrying(input, idempotencyKey: "deploy-43",
+                                                              giveUpAfter: .seconds(120)) }
+        try await Task.sleep(for: .milliseconds(700))  // not ordering: the outage, which the create lives through
+        let second = try LiveAlertd.start(port: port)
+        let alert = try await creating.value
+        // Its response lost: the same call again gets the same alert, and the server holds one.
+        let again = try await client.createRetrying(input, idempotencyKey: "deploy-43", giveUpAfter: .seconds(5))
+        let pending = try await second.client().list(state: "pending")
+        await second.app.shutdown()
+        #expect(again.id == alert.id)
+        #expect(pending.alerts.map(\.id) == [alert.id])
     }
 
-    @Test("an unreachable server gives .unreachable once giveUpAfter passes")
-    func givesUp() async throws {
+    @Test("a server that cannot be connected to at all: .unreachable at once, as for every call, not retried")
+    func refusedAtOnce() async throws {
         let client = AlertClient(baseURL: URL(string: "http://127.0.0.1:1")!)
+        let start = ContinuousClock.now
         let error = await #expect(throws: AlertClientError.self) {
-            try await client.createRetrying(AlertInput(title: "Anyone?"), giveUpAfter: .milliseconds(300))
+            try await client.createRetrying(AlertInput(title: "Anyone?"), giveUpAfter: .seconds(60))
         }
         #expect(error?.kind == .unreachable)
+        #expect(ContinuousClock.now - start < .seconds(TestTime.sooner(than: 60)), "it gave up only after the limit")
     }
 }
