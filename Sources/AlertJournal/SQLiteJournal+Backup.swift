@@ -82,8 +82,13 @@ extension SQLiteJournal {
                 + "one: move alertd.sqlite3 and its -wal and -shm away first")
         }
         guard FileManager.default.fileExists(atPath: backup) else { throw JournalBackupError("no such file: \(backup)") }
+        // Reading a backup in WAL mode makes its `-wal` and `-shm`, which a read-only connection leaves behind.
+        let made = [backup + "-wal", backup + "-shm"].filter { !FileManager.default.fileExists(atPath: $0) }
         let partial = "\(path).restoring-\(getpid())"
-        defer { unlink(partial) }
+        defer {
+            unlink(partial)
+            for file in made { unlink(file) }
+        }
         let restored: Restored
         do throws(SQLiteError) {
             let source = try SQLiteConnection(path: backup, create: false, readOnly: true)
