@@ -11,8 +11,9 @@ struct AlertCommand: Subcommand {
         Buttons keep their order; the left-most is the cancel button unless --cancel names one.
         No buttons means one OK button. --cancel and --destructive add the button if no --button names it.
 
-        The create is retried, with one Idempotency-Key, while the server cannot be reached (for up to 30 s):
-        a restart between its commit and its answer gives the alert it made, not a second one.
+        The create is retried, with one Idempotency-Key, while the server cannot be reached or answers 502,
+        503 or 504 (for up to 30 s): a restart between its commit and its answer gives the alert it made,
+        not a second one.
         Without --wait, prints the new alert's id (with --json, the alert as JSON).
         With --wait, waits until the alert resolves (across long-poll time-outs and a briefly unreachable
         server), then prints the chosen button's title and each field's value on its own line (secure
@@ -40,7 +41,8 @@ struct AlertCommand: Subcommand {
         .json,
     ]
 
-    /// How long the create is retried (with one idempotency key) while the server cannot be reached.
+    /// How long the create is retried (with one idempotency key) while the server cannot be reached or answers
+    /// 502/503/504 (`AlertClientError.isTransient`).
     static let createRetryLimit: Duration = .seconds(30)
 
     let input: AlertInput
