@@ -45,10 +45,11 @@ extension AlertStore {
     }
 
     /// - Throws: `AlertStoreError` `historyGone` when an event of `owner`'s alerts after `cursor` has left the
-    ///   history, or when `cursor` is below the history's floor (from before a restore) and is not the producer's own
-    ///   newest index (0 when it has no events since).
+    ///   history, or when `cursor` is below the history's floor (events trimmed before the start, or from before a
+    ///   restore): then which of them were the producer's is not known. Cursor 0 is always accepted: it is what the
+    ///   producer's list shows before it has an event in the history, and the list's index is a cursor it can follow.
     func checkOwnHistory(after cursor: UInt64, of owner: String) throws(AlertStoreError) {
-        let unknown = cursor < historyFloor && cursor != eventLog.owners.newest(of: owner)
+        let unknown = cursor < historyFloor && cursor != 0
         if unknown || eventLog.owners.dropped(of: owner) > cursor { throw .ownHistoryGone(cursor: cursor, newest: nil) }
     }
 }

@@ -43,8 +43,9 @@ public actor AlertStore {
     var changeIndex: UInt64 = 0
     /// The most recent changes, for resuming event streams.
     var eventLog: EventLog
-    /// Cursors below this index name events not known at all (`StoreImage.historyFloor`: a data dir restored from a
-    /// backup), so that a cursor from before the restore gets `410`, also once new events pass it. 0 otherwise.
+    /// Cursors below this index name events not known at all (`StoreImage.historyFloor`: trimmed before the start, or
+    /// from before a restore from a backup), so that such a cursor gets `410`, a producer's too, also once new events
+    /// pass it. 0 for a store that started empty.
     var historyFloor: UInt64 = 0
     /// Alerts created and resolved (by resolution) since start, for metrics.
     var createdCount: UInt64 = 0

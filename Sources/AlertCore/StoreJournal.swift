@@ -68,8 +68,9 @@ public struct StoreImage: Sendable {
     public var events: [AlertEvent]
     /// The change index: the index of the last event ever made (0 when none).
     public var changeIndex: UInt64
-    /// Cursors below this index name events this image knows nothing of (0: none such): the change index of a data
-    /// dir restored from a backup, whose events belong to the timeline it left.
+    /// Cursors below this index name events this image knows nothing of (0: none such): the index before its first
+    /// event (those before were trimmed from the history), or the change index of a data dir restored from a backup,
+    /// whose events belong to the timeline it left.
     public var historyFloor: UInt64 = 0
     /// Greater than every sequence number ever handed out.
     public var nextSequence: UInt64

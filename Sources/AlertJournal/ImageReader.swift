@@ -22,9 +22,11 @@ enum ImageReader {
         image.boxes = try alerts(connection, cache: &cache)
         let oldest = HistoryReferences.floor(changeIndex: image.changeIndex, eventHistory: eventHistory)
         image.events = try events(connection, after: oldest, boxes: image.boxes, cache: &cache)
-        // A journal always keeps its newest event; one with a change index and none was restored from a backup
-        // (`SQLiteJournal.restore`), which drops the events of the timeline it leaves.
-        if image.events.isEmpty { image.historyFloor = image.changeIndex }
+        // The events read are every one after the index before the first; those up to it are gone (trimmed, or the
+        // timeline a restore left), also a producer's, whose cursor the store can then no longer check by the events
+        // it drops itself. A journal always keeps its newest event: one with a change index and none was restored
+        // from a backup (`SQLiteJournal.restore`), which drops them all.
+        image.historyFloor = image.events.first.map { $0.index - 1 } ?? image.changeIndex
         image.idempotency = try keys(connection)
         return image
     }

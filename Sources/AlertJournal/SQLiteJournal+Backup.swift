@@ -82,8 +82,13 @@ extension SQLiteJournal {
                 + "one: move alertd.sqlite3 and its -wal and -shm away first")
         }
         guard FileManager.default.fileExists(atPath: backup) else { throw JournalBackupError("no such file: \(backup)") }
+        // Reading a backup in WAL mode makes its `-wal` and `-shm`, which a read-only connection leaves behind.
+        let made = [backup + "-wal", backup + "-shm"].filter { !FileManager.default.fileExists(atPath: $0) }
         let partial = "\(path).restoring-\(getpid())"
-        defer { unlink(partial) }
+        defer {
+            unlink(partial)
+            for file in made { unlink(file) }
+        }
         let restored: Restored
         do throws(SQLiteError) {
             let source = try SQLiteConnection(path: backup, create: false, readOnly: true)
@@ -102,6 +107,12 @@ extension SQLiteJournal {
             try copy.execute("DELETE FROM events; DELETE FROM event_alerts; COMMIT")
             restored = Restored(alerts: Int(try copy.integer("SELECT count(*) FROM alerts") ?? 0),
                                 backupIndex: before, restoredIndex: before &+ restoreIndexStep)
+            // Everything into the one file that is renamed into place: a copy of a WAL-mode backup writes a `-wal`
+            // beside it, which the rename would leave behind. alertd turns WAL mode on again when it opens the file.
+            let mode = try copy.text("PRAGMA journal_mode = DELETE")
+            guard mode?.lowercased() == "delete" else {
+                throw SQLiteError(code: SQLITE_ERROR, message: "cannot leave WAL mode (journal mode \(mode ?? "none"))")
+            }
             copy.close()
         } catch {
             throw JournalBackupError("cannot restore \(backup) into \(directory): \(error.message)")

@@ -33,7 +33,7 @@ struct RestoredHistoryTests {
         await #expect(throws: AlertStoreError.self) { try await store.events(after: Self.floor - 1) }
     }
 
-    @Test("a producer's old cursor is gone; 0 (none of its events yet) and its own newest index are not")
+    @Test("a producer's old cursor is gone; 0 (its list before its first event) and its own newest index are not")
     func producerCursors() async throws {
         let (store, journal) = await restored()
         await #expect(throws: AlertStoreError.self) { try await store.checkCursor(5, visibleTo: "p") }
@@ -45,5 +45,8 @@ struct RestoredHistoryTests {
         #expect(newest == Self.floor + 1, "the producer's index is its event's: \(alert.sequence)")
         try await store.checkCursor(newest, visibleTo: "p")
         await #expect(throws: AlertStoreError.self) { try await store.checkCursor(5, visibleTo: "p") }
+        // The index its list showed before its first event stays a cursor it can follow, and gives that event.
+        try await store.checkCursor(0, visibleTo: "p")
+        #expect(try await store.events(after: 0, owner: "p").events.map(\.index) == [newest])
     }
 }

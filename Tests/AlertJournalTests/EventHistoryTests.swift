@@ -53,6 +53,7 @@ struct EventHistoryTests {
 
         let restored = try await image(directory.path, eventHistory: 16)
         #expect(restored.events.map(\.index) == Array(6...21))
+        #expect(restored.historyFloor == 5, "a cursor below 5 names an event the history no longer holds")
         #expect(restored.changeIndex == 21)
         #expect(restored.alerts.count == 21)
     }

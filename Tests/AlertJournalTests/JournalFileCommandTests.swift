@@ -37,6 +37,9 @@ struct JournalFileCommandTests {
         let step = SQLiteJournal.restoreIndexStep
         #expect(restore.standardOutput.contains("1 alerts; a new instance, its change index moved on from 1 to \(1 + step)"),
                 "\(restore.standardOutput)")
+        for leftover in [file + "-wal", file + "-shm"] {
+            #expect(!FileManager.default.fileExists(atPath: leftover), "restore leaves nothing beside the backup")
+        }
         let back = try await image(restored)
         #expect(back.alerts == [fullAlert(1)])
         #expect(back.epoch != original.epoch, "a restored journal is a new instance")

@@ -58,4 +58,48 @@ struct RestoreTests {
         #expect(events.json.arrayValue?.compactMap { $0["id"]?.int64Value } == [Int64(index) + 1], "\(events)")
         await restored.stop()
     }
+
+    @Test("a producer's cursor from before the restore still gets 410 once the restored alertd has restarted")
+    func producerCursorAfterARestartOfTheRestored() async throws {
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        let data = scratch.appending("data")
+        let backup = scratch.appending("backup.sqlite3")
+        let alertd = BuiltProduct.path("alertd")
+        let tokens = ["ALERTD_TOKENS": "ci:producer:ci-token-0123456789abcdef"]
+        let producer = [("Authorization", "Bearer ci-token-0123456789abcdef")]
+
+        let old = DurableAlertd(dataDirectory: data, arguments: ["--access-log", "off"], environment: tokens)
+        try await old.start()
+        try #require(try await old.send("POST", "/v1/alerts", body: #"{"title":"kept"}"#, headers: producer)
+            .status == 201)
+        let copy = try ChildProcess(alertd, ["backup", "--data-dir", data, backup])
+        #expect(await copy.wait(timeout: TestTime.bound(20)) == 0, "\(copy.standardError)")
+        try #require(try await old.send("POST", "/v1/alerts", body: #"{"title":"lost"}"#, headers: producer)
+            .status == 201)
+        let seen = try await old.send("GET", "/v1/events?since=0&wait=0", headers: producer)
+        let cursor = try #require(seen.headers["x-alertd-index"].flatMap { UInt64($0) })
+        #expect(cursor == 2, "\(seen)")
+        await old.stop()
+
+        let restoredData = scratch.appending("restored")
+        let restore = try ChildProcess(alertd, ["restore", "--data-dir", restoredData, backup])
+        #expect(await restore.wait(timeout: TestTime.bound(20)) == 0, "\(restore.standardError)")
+        let restored = DurableAlertd(dataDirectory: restoredData, arguments: ["--access-log", "off"],
+                                     environment: tokens)
+        try await restored.start()
+        try #require(try await restored.send("POST", "/v1/alerts", body: #"{"title":"new"}"#, headers: producer)
+            .status == 201)
+        #expect(try await restored.send("GET", "/v1/events?since=\(cursor)&wait=0", headers: producer).status == 410)
+
+        // A restart reads the restored journal back, now with an event: the old cursor is still not resumable.
+        await restored.stop()
+        try await restored.start()
+        let stale = try await restored.send("GET", "/v1/events?since=\(cursor)&wait=0", headers: producer)
+        #expect(stale.status == 410 && stale.isProblem, "\(stale)")
+        let listed = try await restored.send("GET", "/v1/alerts", headers: producer)
+        let index = try #require(listed.json["index"]?.int64Value.map(UInt64.init))
+        #expect(try await restored.send("GET", "/v1/events?since=\(index)&wait=0", headers: producer).status == 200)
+        await restored.stop()
+    }
 }
