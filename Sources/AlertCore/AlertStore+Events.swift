@@ -22,10 +22,10 @@ extension AlertStore {
         }
         if let owner {
             try checkOwnHistory(after: cursor, of: owner)
-        } else if cursor < historyFloor {
+        } else if cursor < head, cursor < max(historyFloor, (eventLog.oldestIndex ?? 1) - 1) {
+            // Events after the cursor are gone: trimmed before the start or from before a restore (the floor), or
+            // dropped from the history since.
             throw .historyGone(cursor: cursor, oldest: eventLog.oldestIndex, current: head)
-        } else if cursor < head, let oldest = eventLog.oldestIndex, cursor + 1 < oldest {
-            throw .historyGone(cursor: cursor, oldest: oldest, current: head)
         }
         let events = eventLog.events(after: cursor, limit: limit) { event in
             event.index <= head && (kinds.isEmpty || kinds.contains(event.kind))

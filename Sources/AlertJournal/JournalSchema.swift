@@ -13,6 +13,30 @@ enum JournalSchema {
     /// The version this build writes.
     static var currentVersion: Int { migrations.count }
 
+    /// What an open SQLite file holds, as far as the journal is concerned.
+    enum Contents: Equatable {
+        /// A new, empty file (version 0, no tables).
+        case fresh
+        /// alertd's journal at this schema version, which this build reads (and migrates when older).
+        case journal(version: Int)
+        /// An SQLite database that is not alertd's journal.
+        case foreign
+        /// alertd's journal written by a newer build.
+        case newer(version: Int)
+    }
+
+    /// Reads the header of the file `connection` has open (which fails on a file that is not a database) and tells
+    /// what it holds. Writes nothing.
+    static func contents(of connection: SQLiteConnection) throws(SQLiteError) -> Contents {
+        let version = Int(try connection.integer("PRAGMA user_version") ?? 0)
+        let application = try connection.integer("PRAGMA application_id") ?? 0
+        if version == 0, application == 0, try connection.integer("SELECT count(*) FROM sqlite_schema") == 0 {
+            return .fresh
+        }
+        guard application == applicationID, version > 0 else { return .foreign }
+        return version <= currentVersion ? .journal(version: version) : .newer(version: version)
+    }
+
     /// Runs the steps from `version` to `currentVersion`.
     static func migrate(_ connection: SQLiteConnection, from version: Int) throws(SQLiteError) {
         for step in version..<currentVersion {

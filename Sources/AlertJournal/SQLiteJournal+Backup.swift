@@ -144,12 +144,14 @@ extension SQLiteJournal {
     /// The schema version of a backup about to be restored, once it is known to be an alertd journal this alertd
     /// reads, and undamaged.
     private static func checkBackup(_ source: SQLiteConnection, _ file: String) throws(SQLiteError) -> Int {
-        let version = Int(try source.integer("PRAGMA user_version") ?? 0)
-        guard try source.integer("PRAGMA application_id") == JournalSchema.applicationID, version > 0 else {
+        let version: Int
+        switch try JournalSchema.contents(of: source) {
+        case .journal(let found):
+            version = found
+        case .fresh, .foreign:
             throw SQLiteError(code: SQLITE_NOTADB, message: "it is not an alertd journal or backup")
-        }
-        guard version <= JournalSchema.currentVersion else {
-            throw SQLiteError(code: SQLITE_ERROR, message: "it has schema version \(version), newer than this alertd "
+        case .newer(let found):
+            throw SQLiteError(code: SQLITE_ERROR, message: "it has schema version \(found), newer than this alertd "
                 + "understands (\(JournalSchema.currentVersion)): restore it with the alertd that wrote it")
         }
         let check = try source.text("PRAGMA quick_check") ?? "no answer"

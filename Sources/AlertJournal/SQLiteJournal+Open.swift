@@ -70,25 +70,22 @@ private struct OpeningFile {
     /// Reads the header (which fails on a file that is not a database) and refuses a file that is not the
     /// journal or is newer; returns its schema version. Writes nothing.
     func check(_ connection: SQLiteConnection) throws(JournalOpenError) -> Int {
-        let (version, application, tables) = try run { () throws(SQLiteError) in
-            (try connection.integer("PRAGMA user_version") ?? 0,
-             try connection.integer("PRAGMA application_id") ?? 0,
-             try connection.integer("SELECT count(*) FROM sqlite_schema") ?? 0)
-        }
-        let fresh = version == 0 && application == 0 && tables == 0
-        guard fresh || (application == JournalSchema.applicationID && version > 0) else {
+        switch try run({ () throws(SQLiteError) in try JournalSchema.contents(of: connection) }) {
+        case .fresh:
+            return 0
+        case .journal(let version):
+            return version
+        case .foreign:
             throw JournalOpenError(
                 .foreign,
                 "\(path) is an SQLite database but not an alertd journal; alertd leaves it untouched: move it away "
                     + "or choose another --data-dir")
-        }
-        guard version <= JournalSchema.currentVersion else {
+        case .newer(let version):
             throw JournalOpenError(
-                .newerSchema(found: Int(version), supported: JournalSchema.currentVersion),
+                .newerSchema(found: version, supported: JournalSchema.currentVersion),
                 "\(path) has schema version \(version), newer than this alertd understands "
                     + "(\(JournalSchema.currentVersion)); run the newer alertd that wrote it, or restore a backup")
         }
-        return Int(version)
     }
 
     /// WAL mode, full syncs, no automatic checkpoints (the checkpointer runs them), a WAL file cut back to 32 MiB: above
