@@ -29,7 +29,7 @@ help:
 	@echo "  make cluster  release build, then PostgreSQL, three alertd on it and nginx in front (scripts/cluster.sh)"
 	@echo "  make install  release build, then alertd and alertctl into \$$(DESTDIR)\$$(PREFIX)/bin (PREFIX=$(PREFIX))"
 	@echo "  make uninstall  remove them again"
-	@echo "  make test     build everything (alertd included), swift test, then nginx, Dockerfile, schema and generated-client checks"
+	@echo "  make test     build everything (alertd included), swift test, then nginx, Dockerfile, systemd unit, schema and generated-client checks"
 	@echo "  make crash    the crash test alone with N kills of alertd under load (N=500)"
 	@echo "  make tsan     make test under ThreadSanitizer, built in .build-tsan; any report fails it"
 	@echo "  make asan     make test under AddressSanitizer, built in .build-asan; any report fails it"
@@ -97,8 +97,10 @@ test: test-deps
 	done
 	@echo "== nginx (deploy/nginx.conf in front of alertd)"
 	scripts/nginx-test.py
-	@echo "== Dockerfile (hadolint, the steps CI runs, the health check)"
+	@echo "== Dockerfile and install steps (hadolint, the steps CI runs, the health check, README install lines, ignore files)"
 	SWIFT="$(SWIFT)" scripts/docker-check.sh
+	@echo "== systemd unit (deploy/alertd.service: systemd-analyze verify and security, its ExecStart)"
+	scripts/systemd-check.sh
 	@echo "== schemathesis (openapi.yaml against the live alertd)"
 	scripts/schemathesis.sh
 	@echo "== generated client (openapi-python-client from openapi.yaml, checked by openapi-core)"

@@ -24,8 +24,8 @@ need_postgres() { need postgresql sh -c 'ls /usr/lib/postgresql/*/bin/initdb'; }
 need_curl_dev() { need libcurl4-openssl-dev sh -c 'pkg-config --exists libcurl || test -f /usr/include/x86_64-linux-gnu/curl/curl.h'; }
 case $purpose in
     # nginx and curl: scripts/nginx-test.py and scripts/docker-check.sh (Debian puts nginx in /usr/sbin); sqlite3:
-    # DurabilityTests (a newer schema, a full disk).
-    test) need tmux command -v tmux; need nginx sh -c 'command -v nginx || test -x /usr/sbin/nginx'
+    # DurabilityTests (a newer schema, a full disk); systemd-analyze: scripts/systemd-check.sh.
+    test) need tmux command -v tmux; need systemd command -v systemd-analyze; need nginx sh -c 'command -v nginx || test -x /usr/sbin/nginx'
         need curl command -v curl; need sqlite3 command -v sqlite3; need python3 command -v "${PYTHON:-python3}"
         need_postgres ;;
     cluster) need nginx sh -c 'command -v nginx || test -x /usr/sbin/nginx'; need curl command -v curl; need_postgres ;;

@@ -28,7 +28,8 @@ else
     fail "hadolint has findings (above)"
 fi
 
-# 2. The build stage against what CI runs.
+# 2. The build stage against what CI runs: the pins are compared with the packages installed here for a release build.
+scripts/deps.sh release  # libcurl4-openssl-dev, which only a release build needs
 build_stage=$(sed -n '/^FROM .* AS build$/,/^FROM /p' Dockerfile)
 run_stage=$(sed -n '/^FROM debian/,$p' Dockerfile)
 tested=$("$swift" --version 2>/dev/null | grep -o 'Swift version [0-9.]*' | head -n 1 | cut -d' ' -f3)
@@ -62,7 +63,8 @@ else
     fail "the build stage does not run make release's 'swift ${release:-build ?}' (the whole command, first)"
 fi
 # The runtime libraries: the build stage's upstream versions.
-for pair in libmicrohttpd12:libmicrohttpd-dev libcurl4:libcurl4-openssl-dev libncursesw6:libncurses-dev; do
+for pair in libmicrohttpd12:libmicrohttpd-dev libsqlite3-0:libsqlite3-dev libpq5:libpq-dev libcurl4:libcurl4-openssl-dev \
+    libncursesw6:libncurses-dev; do
     runtime=${pair%%:*} dev=${pair#*:}
     runtime_pin=$(grep -o " $runtime=[^ ]*" <<<"$run_stage" | cut -d= -f2 || true)
     dev_pin=$(grep -o " $dev=[^ ]*" <<<"$build_stage" | cut -d= -f2 || true)
@@ -98,6 +100,31 @@ status=0
 ALERTD_PORT=$port ALERTD_HEALTHCHECK_PID=999999999 deploy/docker-healthcheck.sh 2>/dev/null || status=$?
 [ "$status" = 1 ] && pass "health check, no alertd: exit 1" || fail "health check, no alertd: exit $status, not 1"
 rm -rf "$work"
+
+# 4. What the README says of installing, and what git and docker leave out.
+readme_apt=$(grep -A1 '^sudo apt-get install' README.md | tr -d '\\\n')
+for package in $packages; do
+    grep -qw -- "$package" <<<"$readme_apt" && pass "README's apt-get line installs $package" \
+        || fail "README's apt-get line ($readme_apt) lacks $package, which scripts/deps.sh installs"
+done
+for runtime in $(grep -o ' lib[a-z0-9.+-]*=' <<<"$run_stage" | tr -d ' ='); do
+    grep -q "\`$runtime\`" <<<"$(sed -n '/^## Install and run/,/^## /p' README.md)" \
+        && pass "README's Install and run names the run-time library $runtime" \
+        || fail "README's Install and run does not name $runtime, which the image's runtime stage installs"
+    grep -q "\`$runtime\`" <<<"$(sed -n '/^## Docker/,/^## /p' README.md)" \
+        && pass "README's Docker section names $runtime" || fail "README's Docker section does not name $runtime"
+done
+help_line=$(grep -A1 '^`make help` lists the targets' README.md | tr '\n' ' ')
+for target in $(make -s help | sed -n 's/^  make \([a-z]*\) .*/\1/p'); do
+    [ "$target" = help ] && continue
+    grep -q "\`$target\`" <<<"$help_line" && pass "README's make help list names $target" \
+        || fail "README's make help list ($help_line) lacks $target"
+done
+for local in tokens secrets/tokens .alertd-data/alertd.sqlite3 .alertd-cluster/postgresql.conf; do
+    git check-ignore -q "$local" && pass ".gitignore covers $local" || fail ".gitignore does not cover $local"
+    grep -qx "${local%%/*}/\{0,1\}" .dockerignore && pass ".dockerignore covers $local" \
+        || fail ".dockerignore does not cover $local"
+done
 
 if [ "$failures" -gt 0 ]; then
     say "$failures failed"
