@@ -11,6 +11,28 @@ enum ClusterEvents {
         try connection.execute("SELECT head FROM alertd_cluster WHERE id = 1").first?.first??.uint64 ?? 0
     }
 
+    /// Checks on a new connection that the database still holds what the store has: the cluster's `epoch`, a head
+    /// at or past the feed's, and the feed's last event as it was. Otherwise the feed diverges for good.
+    ///
+    /// - Throws: `PGError` when the database cannot be read, or does not hold what the store has.
+    static func verify(_ connection: PGConnection, feed: StoreFeed, epoch: String) throws(PGError) {
+        let known = feed.queuedHead
+        let last = feed.lastEvent
+        guard let row = try connection.execute("SELECT head, epoch FROM alertd_cluster WHERE id = 1").first,
+              let head = row[0]?.uint64 else { throw feed.diverge("alertd_cluster is empty") }
+        guard row[1] == epoch else { throw feed.diverge("its epoch is \(row[1] ?? "none"), not \(epoch)") }
+        try feed.check(head: head, known: known)
+        guard let last, last.index <= head else { return }
+        let found = try events(connection.execute(PGStatement(
+            "SELECT idx, kind, alert FROM alertd_events WHERE idx = $1", [String(last.index)],
+            name: "alertd_event_at")))
+        guard let event = found.first else { return }  // pruned: nothing to compare
+        guard event.kind == last.kind, event.alert.id == last.alert.id else {
+            throw feed.diverge("its event \(last.index) is \(event.kind.rawValue) \(event.alert.id), not "
+                + "\(last.kind.rawValue) \(last.alert.id)")
+        }
+    }
+
     /// Events with an index in `after + 1 ... through`, ascending (at most `pageSize`).
     static func read(_ connection: PGConnection, after: UInt64, through: UInt64) throws(PGError) -> [AlertEvent] {
         try events(connection.execute(PGStatement(

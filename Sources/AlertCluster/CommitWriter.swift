@@ -12,8 +12,8 @@ import Foundation
 /// resolution; a loser reads the winner in the same transaction. One `NOTIFY` per batch carries the new head.
 final class CommitWriter: @unchecked Sendable {
     // @unchecked Sendable: `queue`, `unavailable` and `stopped` are read and written only while `condition` is
-    // locked; `url`, `feed`, `lease` and `counters` are immutable; `connection` is used only by the writer thread
-    // (`run()`) after `start()`.
+    // locked; `url`, `epoch`, `feed`, `lease` and `counters` are immutable; `connection` is used only by the writer
+    // thread (`run()`) after `start()`.
 
     /// One queued request.
     enum Command {
@@ -28,6 +28,8 @@ final class CommitWriter: @unchecked Sendable {
     static let batchLimit = 512
 
     private let url: String
+    /// The cluster's identity, as the image read it: a reconnect checks the database is still that one.
+    private let epoch: String
     let feed: StoreFeed
     /// How long a claimed delivery stays this instance's after its last attempt.
     let lease: Duration
@@ -42,10 +44,11 @@ final class CommitWriter: @unchecked Sendable {
     private let retention: Duration
 
     init(
-        url: String, feed: StoreFeed, connection: PGConnection, history: Int, retention: Duration, lease: Duration,
-        counters: ClusterCounters
+        url: String, epoch: String, feed: StoreFeed, connection: PGConnection, history: Int, retention: Duration,
+        lease: Duration, counters: ClusterCounters
     ) {
         self.url = url
+        self.epoch = epoch
         self.feed = feed
         self.lease = lease
         self.counters = counters
@@ -77,10 +80,10 @@ final class CommitWriter: @unchecked Sendable {
         fail(left, "alertd is shutting down")
     }
 
-    /// Queues a command; fails it at once while the database is unreachable.
+    /// Queues a command; fails it at once while the database is unreachable or no longer matches the store.
     func submit(_ command: Command) {
         condition.lock()
-        if let reason = unavailable ?? (stopped ? "alertd is shutting down" : nil) {
+        if let reason = feed.divergence ?? unavailable ?? (stopped ? "alertd is shutting down" : nil) {
             condition.unlock()
             fail([command], reason)
             return
@@ -99,7 +102,9 @@ final class CommitWriter: @unchecked Sendable {
             if connection?.isOK != true {
                 connection = nil
                 do {
-                    connection = try PGConnection(url)
+                    let made = try PGConnection(url)
+                    try ClusterEvents.verify(made, feed: feed, epoch: epoch)
+                    connection = made
                     counters.reconnected()
                     setUnavailable(nil)
                     backoff = 0.05
@@ -175,6 +180,10 @@ final class CommitWriter: @unchecked Sendable {
             try transact(&batch, on: connection, absorbing: absorbing)
         } catch {
             if connection.isOK { _ = try? connection.execute("ROLLBACK") }
+            if let divergence = feed.divergence {
+                fail(batch, divergence)
+                return
+            }
             if connection.isOK && batch.count > 1 {
                 for command in batch { commit([command], on: connection, absorbing: false) }
                 return
@@ -187,14 +196,14 @@ final class CommitWriter: @unchecked Sendable {
     private func transact(_ batch: inout [Command], on connection: PGConnection, absorbing: Bool) throws(PGError) {
         let known = feed.queuedHead
         guard batch.contains(where: { if case .change = $0 { true } else { false } }) else {
-            // No change of alerts: record deliveries, read what is committed, take no lock.
+            // No change of alerts: record deliveries, read what is committed (and so on disk), take no lock.
             var completions: [@Sendable () -> Void] = []
             for case .delivery(let id, let error, let final) in batch {
                 try connection.execute(recording(id, error: error, final: final))
             }
             let head = try ClusterEvents.head(connection)
+            try feed.check(head: head, known: known)
             let seen = try readEvents(connection, after: known, through: head)
-            if !seen.isEmpty { try connection.awaitFlush() }  // another instance's, maybe not on disk yet
             for case .catchUp(let done) in batch { completions.append(done) }
             counters.read(feed.deliver(seen, then: completions), by: \.eventsByWriter)
             return
@@ -205,17 +214,6 @@ final class CommitWriter: @unchecked Sendable {
             committed = pipelined
         } else {
             committed = try stepByStep(batch, on: connection)
-        }
-        do {
-            // One NOTIFY a batch, carrying the new head, sent once the batch is on disk: a notified instance shows
-            // the events at once.
-            try connection.awaitFlush(notifying: committed.made.last.map { String($0.index) })
-        } catch {
-            // Committed, but not known to be on disk: nothing is shown as done (a create retried with its key is made
-            // once), and the events reach the store through the follower once they are readable again.
-            if !connection.isOK { setUnavailable(error.description) }
-            fail(batch, error.description)
-            return
         }
         let elapsed = (ContinuousClock.now - started).components
         counters.committed(seconds: Double(elapsed.seconds) + Double(elapsed.attoseconds) * 1e-18,
@@ -236,11 +234,12 @@ final class CommitWriter: @unchecked Sendable {
     /// exists (a replay, or `keyReused`), a resolution that lost (`409` naming the winner) or came too early.
     private func stepByStep(_ batch: [Command], on connection: PGConnection) throws(PGError) -> Committed {
         var completions: [@Sendable () -> Void] = []
+        let known = feed.queuedHead
         try connection.execute("BEGIN")
-        try connection.execute(Self.asynchronous)
         guard var head = try connection.execute(Self.lockingHead).first?.first??.uint64 else {
-            throw PGError("alertd_cluster is empty")
+            throw feed.diverge("alertd_cluster is empty")
         }
+        try feed.check(head: head, known: known)
         let before = head
         var made: [AlertEvent] = []
         let now = StoredTime.milliseconds(.now)
@@ -329,11 +328,14 @@ final class CommitWriter: @unchecked Sendable {
             "DELETE FROM alertd_alerts WHERE state <> 'pending' AND resolved_at < $1", [String(cutoff)])
     }
 
-    /// Fails commands: changes as `unavailable`, catch-ups run as they are.
+    /// Fails commands: changes as `unavailable` (the database's divergence when it diverged, else unreachable),
+    /// catch-ups run as they are.
     private func fail(_ commands: [Command], _ reason: String) {
+        let error = feed.divergence.map { AlertStoreError(kind: .unavailable, message: "alertd refuses writes: \($0)") }
+            ?? .databaseUnavailable(reason)
         for command in commands {
             switch command {
-            case .change(_, let done): done(.failure(.databaseUnavailable(reason)))
+            case .change(_, let done): done(.failure(error))
             case .catchUp(let done): done()
             case .delivery: break  // not recorded: the claim's lease passes, and another attempt is made
             }

@@ -30,7 +30,18 @@ final class PGConnection {
             throw PGError(message)
         }
         self.connection = connection
+        try execute(Self.synchronousCommit)
     }
+
+    /// Every transaction of alertd's sessions commits only once its WAL is on disk (and on the synchronous standbys,
+    /// when the server has them): the session keeps the server's or role's `synchronous_commit` unless it is `off`,
+    /// which it raises to `on`, and sets it for the session, so that a later reload of the server's configuration
+    /// does not lower it. A commit that returned is on disk, and what another session reads was flushed before it
+    /// became visible (PostgreSQL flushes a synchronous commit before it shows it or releases its locks).
+    static let synchronousCommit = """
+        SELECT set_config('synchronous_commit', CASE current_setting('synchronous_commit') WHEN 'off' THEN 'on'
+            ELSE current_setting('synchronous_commit') END, false)
+        """
 
     deinit {
         PQfinish(connection)
@@ -78,22 +89,6 @@ final class PGConnection {
             defer { PQclear(result) }
             _ = try Self.rows(of: result)
             prepared.insert(name)
-        }
-    }
-
-    /// Returns once everything committed before the call is on PostgreSQL's disk (the writer's batches commit with
-    /// `synchronous_commit` off, so their commit returns before the flush): commits a transaction that has an id, with
-    /// this session's `synchronous_commit` (on), so its commit record, after every earlier one in the WAL, is flushed
-    /// before it returns. Several connections waiting at once share PostgreSQL's flush.
-    ///
-    /// - Parameter notifying: A `NOTIFY alertd_events` payload to send in the same transaction: listeners get it only
-    ///   after the flush (PostgreSQL signals them once the commit, flush included, is done).
-    func awaitFlush(notifying payload: String? = nil) throws(PGError) {
-        if let payload {
-            try execute(PGStatement("SELECT pg_current_xact_id(), pg_notify('alertd_events', $1)", [payload],
-                                    name: "alertd_flush_notify"))
-        } else {
-            try execute(PGStatement("SELECT pg_current_xact_id()", name: "alertd_flush"))
         }
     }
 

@@ -26,11 +26,11 @@ public final class PostgresCluster: StoreAuthorityService {
             try ClusterSchema.migrate(connection)
             image = try ClusterEvents.image(connection, retention: configuration.retention,
                                             history: configuration.eventHistory)
-            try connection.awaitFlush()  // what the image holds is on disk before the store shows it
-            feed = StoreFeed(head: image.changeIndex)
-            writer = CommitWriter(url: url, feed: feed, connection: connection, history: configuration.eventHistory,
-                                  retention: configuration.retention, lease: webhookLease, counters: counters)
-            follower = EventFollower(url: url, feed: feed, lease: webhookLease, counters: counters)
+            feed = StoreFeed(head: image.changeIndex, last: image.events.last)
+            writer = CommitWriter(url: url, epoch: image.epoch, feed: feed, connection: connection,
+                                  history: configuration.eventHistory, retention: configuration.retention,
+                                  lease: webhookLease, counters: counters)
+            follower = EventFollower(url: url, epoch: image.epoch, feed: feed, lease: webhookLease, counters: counters)
         } catch {
             throw ClusterError(description: "cannot use the PostgreSQL database \(Self.redacted(url)): \(error)")
         }
@@ -72,9 +72,10 @@ public final class PostgresCluster: StoreAuthorityService {
     }
 
     /// Set while the writer or the follower cannot reach the database (the follower reads every second, so an idle
-    /// instance notices too).
+    /// instance notices too), and for good once the database no longer holds what this instance showed.
     public var unavailableReason: String? {
-        (writer.unavailableReason ?? follower.unavailableReason).map { "PostgreSQL unreachable: \($0)" }
+        let unreachable = writer.unavailableReason ?? follower.unavailableReason
+        return feed.divergence ?? unreachable.map { "PostgreSQL unreachable: \($0)" }
     }
 
     /// The URL without its password, for messages.
