@@ -57,6 +57,7 @@ enum ClusterEvents {
     static func image(_ connection: PGConnection, retention: Duration, history: Int) throws(PGError) -> StoreImage {
         try connection.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
         defer { _ = try? connection.execute("COMMIT") }
+        try connection.execute("SET LOCAL statement_timeout = 0")  // a large image takes its time (locks do not)
         guard let cluster = try connection.execute("SELECT head, epoch FROM alertd_cluster WHERE id = 1").first,
               let head = cluster[0]?.uint64, let epoch = cluster[1] else { throw PGError("alertd_cluster is empty") }
         let since = StoredTime.milliseconds(.now) - retention.components.seconds * 1000

@@ -28,7 +28,7 @@ extension CommitWriter {
     /// as assumed. When `absorbing`, `batch` gains what was queued while it waited for the head row (also when it
     /// returns nil or throws: the caller goes on with all of it).
     func pipelined(
-        _ batch: inout [Command], on connection: PGConnection, absorbing: Bool
+        _ batch: inout [Command], on connection: PGConnection, absorbing: Bool, deadline: ContinuousClock.Instant
     ) throws(PGError) -> Committed? {
         let known = feed.queuedHead
         let opened = try connection.pipeline([PGStatement("BEGIN"), Self.lockingHead])
@@ -79,6 +79,7 @@ extension CommitWriter {
         let shift = creates.isEmpty ? 0 : 1
         statements += Self.publishing(made, texts: texts)
         let results = try connection.pipeline(statements)
+        try Self.check(deadline)
         var held = results.allSatisfy { if case .success = $0 { true } else { false } }
         if held, !creates.isEmpty, (try? results[0].get().count) != creates.count { held = false }
         if held, !resolutions.allSatisfy({ (try? results[$0 + shift].get().count) == 1 }) { held = false }

@@ -79,7 +79,9 @@ final class EventFollower: @unchecked Sendable {
                     lastClaim = ContinuousClock.now
                 }
             } catch {
-                lock.withLock { failure = error.description }
+                let reason = error.isTimeout ? CommitWriter.Refusal.stalled(error.description).reason
+                    : CommitWriter.Refusal.unreachable(error.description).reason
+                lock.withLock { failure = reason }
                 connectedBefore = true
                 connection = nil
                 Thread.sleep(forTimeInterval: backoff)

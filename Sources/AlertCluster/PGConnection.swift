@@ -30,17 +30,27 @@ final class PGConnection {
             throw PGError(message)
         }
         self.connection = connection
-        try execute(Self.synchronousCommit)
+        try execute(Self.sessionSettings)
     }
 
-    /// Every transaction of alertd's sessions commits only once its WAL is on disk (and on the synchronous standbys,
-    /// when the server has them): the session keeps the server's or role's `synchronous_commit` unless it is `off`,
-    /// which it raises to `on`, and sets it for the session, so that a later reload of the server's configuration
-    /// does not lower it. A commit that returned is on disk, and what another session reads was flushed before it
-    /// became visible (PostgreSQL flushes a synchronous commit before it shows it or releases its locks).
-    static let synchronousCommit = """
+    /// How long one statement (a pipeline's round trip included) may run, and wait for a lock, before PostgreSQL
+    /// cancels it: a table or row lock held by another session (psql, a migration, a hung instance) makes writes
+    /// fail after this rather than wait for as long as it is held.
+    static let statementLimit = Duration.seconds(2)
+
+    /// The session's settings, set once per connection:
+    ///
+    /// - Every transaction commits only once its WAL is on disk (and on the synchronous standbys, when the server has
+    ///   them): the server's or role's `synchronous_commit` is kept unless it is `off`, which is raised to `on`, and
+    ///   it is set for the session, so that a later reload of the server's configuration does not lower it. A commit
+    ///   that returned is on disk, and what another session reads was flushed before it became visible (PostgreSQL
+    ///   flushes a synchronous commit before it shows it or releases its locks).
+    /// - `lock_timeout` and `statement_timeout` are `statementLimit` (the image at start lifts the second).
+    static let sessionSettings = """
         SELECT set_config('synchronous_commit', CASE current_setting('synchronous_commit') WHEN 'off' THEN 'on'
-            ELSE current_setting('synchronous_commit') END, false)
+                   ELSE current_setting('synchronous_commit') END, false),
+               set_config('lock_timeout', '\(statementLimit.milliseconds)ms', false),
+               set_config('statement_timeout', '\(statementLimit.milliseconds)ms', false)
         """
 
     deinit {
@@ -204,6 +214,10 @@ struct PGError: Error, Sendable, CustomStringConvertible {
     let description: String
     /// The SQLSTATE, when the server sent one.
     let state: String?
+
+    /// Whether PostgreSQL cancelled the statement for taking too long (`statement_timeout`, `lock_timeout`), or the
+    /// writer gave up on a batch past its deadline.
+    var isTimeout: Bool { state == "57014" || state == "55P03" }
 
     init(_ message: String, state: String? = nil) {
         description = message.split(whereSeparator: \.isWhitespace).joined(separator: " ")

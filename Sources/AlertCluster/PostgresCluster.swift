@@ -74,8 +74,7 @@ public final class PostgresCluster: StoreAuthorityService {
     /// Set while the writer or the follower cannot reach the database (the follower reads every second, so an idle
     /// instance notices too), and for good once the database no longer holds what this instance showed.
     public var unavailableReason: String? {
-        let unreachable = writer.unavailableReason ?? follower.unavailableReason
-        return feed.divergence ?? unreachable.map { "PostgreSQL unreachable: \($0)" }
+        feed.divergence ?? writer.unavailableReason ?? follower.unavailableReason
     }
 
     /// The URL without its password, for messages.

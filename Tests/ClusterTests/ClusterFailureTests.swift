@@ -94,4 +94,57 @@ struct ClusterFailureTests {
             try await expectKept(producers, on: nodes, since: start)
         }
     }
+
+    @Test("A table locked from psql: writes get 503 within seconds and /healthz says degraded; released, all go on")
+    func lockedTable() async throws {
+        try await withCluster(instances: 2) { postgres, nodes in
+            let (a, b) = (nodes[0], nodes[1])
+            let waited = try await a.create("Answer me")
+            let holder = try postgres.session(
+                "BEGIN; LOCK TABLE alertd_alerts IN ACCESS EXCLUSIVE MODE; SELECT pg_sleep(120); COMMIT")
+            try await eventually("psql holds the lock") {
+                try await postgres.sql("""
+                    SELECT count(*) FROM pg_locks WHERE relation = 'alertd_alerts'::regclass
+                    AND mode = 'AccessExclusiveLock' AND granted
+                    """) == "1"
+            }
+            let started = Date()
+            let created = try await a.request("POST", "/v1/alerts", json: ClusterNode.draft("locked out"),
+                                              headers: [("Idempotency-Key", "locked")], timeout: 20)
+            let answered = try await b.request("POST", "/v1/alerts/\(waited)/response", json: #"{"buttonIndex":1}"#,
+                                               timeout: 20)
+            #expect(Date().timeIntervalSince(started) < TestTime.bound(12), "refused within the batch deadline")
+            for refused in [created, answered] {
+                #expect(refused.status == 503)
+                #expect(refused.headers["retry-after"] == "5")
+                #expect(refused.text.contains("did not finish the write"), "\(refused.text)")
+            }
+            for node in nodes {
+                try await eventually("\(node.port) reports degraded") {
+                    let health = try await node.request("GET", "/healthz")
+                    return health.status == 503 && health.text.contains("in time")
+                }
+            }
+            #expect(try await a.request("GET", "/v1/alerts/\(waited)").status == 200, "reads go on")
+            _ = try await postgres.sql("""
+                SELECT pg_terminate_backend(pid) FROM pg_locks WHERE relation = 'alertd_alerts'::regclass
+                AND mode = 'AccessExclusiveLock' AND granted
+                """)
+            _ = await holder.wait(timeout: TestTime.bound(10))
+            for node in nodes {
+                try await eventually("\(node.port) reports ok again", within: 15) {
+                    try await node.request("GET", "/healthz").status == 200
+                }
+            }
+            let retried = try await a.request("POST", "/v1/alerts", json: ClusterNode.draft("locked out"),
+                                              headers: [("Idempotency-Key", "locked")])
+            #expect(retried.status == 201 || retried.status == 200)
+            let answer = try await b.request("POST", "/v1/alerts/\(waited)/response", json: #"{"buttonIndex":1}"#)
+            #expect(answer.status == 200)
+            try await eventually("A shows the answer made on B") {
+                try await a.request("GET", "/v1/alerts/\(waited)").json()["result"]?.objectValue?["buttonIndex"]?
+                    .int64Value == 1
+            }
+        }
+    }
 }

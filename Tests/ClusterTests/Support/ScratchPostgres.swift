@@ -77,10 +77,7 @@ final class ScratchPostgres: Sendable {
     /// Runs SQL with psql as the `alertd` superuser; returns what it printed (unaligned, tuples only).
     @discardableResult
     func sql(_ text: String) async throws -> String {
-        let psql = (try? FileManager.default.contentsOfDirectory(atPath: "/usr/lib/postgresql"))?
-            .compactMap { Int($0) }.max().map { "/usr/lib/postgresql/\($0)/bin/psql" } ?? "psql"
-        let child = try ChildProcess(psql, ["-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1", "-h", "127.0.0.1",
-                                            "-p", String(port), "-U", "alertd", "-d", "postgres", "-c", text])
+        let child = try session(text)
         let status = await child.wait(timeout: TestTime.bound(30))
         guard status == 0 else { throw RawHTTPError(description: "psql \(text) failed: \(child.standardError)") }
         return child.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
@@ -90,6 +87,14 @@ final class ScratchPostgres: Sendable {
     func remove() async {
         try? await stop()
         try? FileManager.default.removeItem(atPath: directory)
+    }
+
+    /// Starts psql running `text` as the `alertd` superuser, and returns at once (a session that holds a lock).
+    func session(_ text: String) throws -> ChildProcess {
+        let psql = (try? FileManager.default.contentsOfDirectory(atPath: "/usr/lib/postgresql"))?
+            .compactMap { Int($0) }.max().map { "/usr/lib/postgresql/\($0)/bin/psql" } ?? "psql"
+        return try ChildProcess(psql, ["-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1", "-h", "127.0.0.1",
+                                       "-p", String(port), "-U", "alertd", "-d", "postgres", "-c", text])
     }
 
     private static func run(_ arguments: [String], script: Bool = true, options: String = "") async throws {
