@@ -17,13 +17,15 @@ public final class PostgresCluster: StoreAuthorityService {
     ///   - configuration: The store's retention and event history: how much of the database the image holds.
     ///   - webhookLease: How long a webhook delivery this instance claimed stays its own after each attempt; then
     ///     another instance may claim it (this one died, or stopped trying).
-    /// - Throws: `ClusterError` when the database cannot be reached or its schema is newer than this build's.
+    /// - Throws: `ClusterError` when the database cannot be reached, its schema is newer than this build's, or its
+    ///   tables are damaged (`ClusterSchema.verify`).
     public init(
         url: String, configuration: AlertStore.Configuration, webhookLease: Duration = .seconds(60)
     ) throws(ClusterError) {
         do {
             let connection = try PGConnection(url)
             try ClusterSchema.migrate(connection)
+            try ClusterSchema.verify(connection)
             image = try ClusterEvents.image(connection, retention: configuration.retention,
                                             history: configuration.eventHistory)
             feed = StoreFeed(head: image.changeIndex, last: image.events.last)
