@@ -79,7 +79,8 @@ extension ClusterSchema {
     private static let columns: [(table: String, column: String, type: String)] = [
         ("alertd_schema", "version", "integer"),
         ("alertd_cluster", "id", "integer"), ("alertd_cluster", "head", "bigint"), ("alertd_cluster", "epoch", "text"),
-        ("alertd_alerts", "id", "text"), ("alertd_alerts", "sequence", "bigint"), ("alertd_alerts", "owner_key", "text"),
+        ("alertd_alerts", "id", "text"), ("alertd_alerts", "sequence", "bigint"),
+        ("alertd_alerts", "owner_key", "text"),
         ("alertd_alerts", "idempotency_key", "text"), ("alertd_alerts", "draft", "text"),
         ("alertd_alerts", "state", "text"), ("alertd_alerts", "expires_at", "bigint"),
         ("alertd_alerts", "resolved_at", "bigint"), ("alertd_alerts", "alert", "text"),
