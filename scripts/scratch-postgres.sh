@@ -8,7 +8,8 @@
 #                                                there after 10 s are killed too), as after a crash of the machine
 #   scripts/scratch-postgres.sh init DIR         initdb only (a template: tests copy DIR/data instead of running initdb)
 # PostgreSQL refuses to run as root: as root, the cluster belongs to the `postgres` user (Debian's package makes it).
-# PG_OPTIONS adds server settings (the tests pass "-c fsync=off": they test alertd, not the disk).
+# PG_OPTIONS adds server settings (the tests pass "-c fsync=off": they test alertd, not the disk). Statements are
+# logged without their parameters (alerts' JSON, secure values included), whatever else logs them.
 set -euo pipefail
 bin=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)
 [ -x "$bin/initdb" ] || { echo "scratch-postgres: no /usr/lib/postgresql/*/bin/initdb; apt-get install postgresql" >&2; exit 1; }
@@ -32,7 +33,8 @@ case $command in
         port=${3:?$usage}
         initialize
         as_owner "$bin/pg_ctl" -D "$dir/data" -l "$dir/postgres.log" -w -t 30 \
-            -o "-p $port -k $dir -c listen_addresses=127.0.0.1 ${PG_OPTIONS:-}" start >/dev/null \
+            -o "-p $port -k $dir -c listen_addresses=127.0.0.1 -c log_parameter_max_length=0 \
+                -c log_parameter_max_length_on_error=0 ${PG_OPTIONS:-}" start >/dev/null \
             || { tail -20 "$dir/postgres.log" >&2; exit 1; }
         echo "postgresql://alertd@127.0.0.1:$port/postgres"
         ;;

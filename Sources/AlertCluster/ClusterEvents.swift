@@ -33,11 +33,32 @@ enum ClusterEvents {
         }
     }
 
-    /// Events with an index in `after + 1 ... through`, ascending (at most `pageSize`).
+    /// Events with an index in `after + 1 ... through`, ascending (at most `pageSize`), with their secure values.
     static func read(_ connection: PGConnection, after: UInt64, through: UInt64) throws(PGError) -> [AlertEvent] {
-        try events(connection.execute(PGStatement(
+        try restoringSecureValues(events(connection.execute(PGStatement(
             "SELECT idx, kind, alert FROM alertd_events WHERE idx > $1 AND idx <= $2 ORDER BY idx LIMIT \(pageSize)",
-            [String(after), String(through)], name: "alertd_events_after")))
+            [String(after), String(through)], name: "alertd_events_after"))), connection)
+    }
+
+    /// `events` with the secure values their rows withheld, from the alerts' rows (in one read). An alert whose row
+    /// is gone (pruned past retention) keeps them withheld: no instance shows it for long.
+    private static func restoringSecureValues(
+        _ events: [AlertEvent], _ connection: PGConnection
+    ) throws(PGError) -> [AlertEvent] {
+        let ids = Set(events.filter(\.alert.withholdsSecureValues).map(\.alert.id.rawValue))
+        guard !ids.isEmpty else { return events }
+        var full: [String: Alert] = [:]
+        let array = "{" + ids.sorted().joined(separator: ",") + "}"  // ids are base64url: nothing to quote
+        for row in try connection.execute(PGStatement(
+            "SELECT id, alert FROM alertd_alerts WHERE id = ANY($1::text[])", [array], name: "alertd_alerts_by_id")) {
+            if let id = row[0], let text = row[1] { full[id] = try Alert.decoding(text) }
+        }
+        return events.map { event in
+            guard event.alert.withholdsSecureValues, let kept = full[event.alert.id.rawValue] else { return event }
+            var restored = event
+            restored.alert = event.alert.restoringSecureValues(from: kept)
+            return restored
+        }
     }
 
     /// The events of rows of `idx, kind, alert`.

@@ -159,7 +159,8 @@ extension CommitWriter {
             """, [id.rawValue, error, state, String(until)], name: "alertd_record_delivery")
     }
 
-    /// The batch's events (`texts`: each one's alert as `storedText`), the new head (the last event's index) and the
+    /// The batch's events (`texts`: each one's alert as `storedText`; an event row holds it without its secure
+    /// values, `Alert.withholdingSecureValues`), the new head (the last event's index) and the
     /// `NOTIFY alertd_events` that carries it (sent once the transaction committed, flush included).
     static func publishing(_ made: [AlertEvent], texts: [String]) -> [PGStatement] {
         guard let head = made.last?.index else { return [] }
@@ -168,7 +169,8 @@ extension CommitWriter {
         for (event, text) in zip(made, texts) {
             let first = parameters.count
             rows.append("($\(first + 1), $\(first + 2), $\(first + 3))")
-            parameters += [String(event.index), event.kind.rawValue, text]
+            let row = event.alert.hasSecureValues ? event.alert.withholdingSecureValues.storedText : text
+            parameters += [String(event.index), event.kind.rawValue, row]
         }
         return [
             PGStatement("INSERT INTO alertd_events (idx, kind, alert) VALUES " + rows.joined(separator: ", "),

@@ -46,11 +46,18 @@ final class PGConnection {
     ///   that returned is on disk, and what another session reads was flushed before it became visible (PostgreSQL
     ///   flushes a synchronous commit before it shows it or releases its locks).
     /// - `lock_timeout` and `statement_timeout` are `statementLimit` (the image at start lifts the second).
+    /// - The server's log gets none of the parameters of alertd's statements (alerts' JSON, secure values included),
+    ///   whatever `log_statement` or `log_min_duration_statement` say: `log_parameter_max_length_on_error` is 0, and
+    ///   `log_parameter_max_length` too when the role may set it (a superuser; otherwise the README has the
+    ///   `ALTER ROLE` for it).
     static let sessionSettings = """
         SELECT set_config('synchronous_commit', CASE current_setting('synchronous_commit') WHEN 'off' THEN 'on'
                    ELSE current_setting('synchronous_commit') END, false),
                set_config('lock_timeout', '\(statementLimit.milliseconds)ms', false),
-               set_config('statement_timeout', '\(statementLimit.milliseconds)ms', false)
+               set_config('statement_timeout', '\(statementLimit.milliseconds)ms', false),
+               set_config('log_parameter_max_length_on_error', '0', false),
+               CASE WHEN current_setting('is_superuser') = 'on'
+                   THEN set_config('log_parameter_max_length', '0', false) END
         """
 
     deinit {
