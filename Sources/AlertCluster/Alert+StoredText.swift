@@ -18,3 +18,52 @@ extension Alert {
 extension AlertDraft {
     var storedText: String { String(decoding: storedJSON, as: UTF8.self) }
 }
+
+/// An event row holds no secure value: the alert's row (`alertd_alerts`) has them, for as long as the alert is kept,
+/// and an instance reading events takes them from there. Events outlive their alert by up to 10,000 later events.
+extension Alert {
+    /// What an event row holds in place of a secure field's text or value: PostgreSQL's `text` cannot hold a NUL,
+    /// nor does the API take one, so no real value is this.
+    static let withheld = "\u{0}"
+
+    /// Whether the alert has a secure text or value that is not empty (one to keep out of event rows).
+    var hasSecureValues: Bool {
+        fields.contains { field in
+            guard field.secure else { return false }
+            let value = result.flatMap { $0.values.indices.contains(field.index) ? $0.values[field.index] : nil }
+            return !field.text.isEmpty || !(value ?? "").isEmpty
+        }
+    }
+
+    /// The alert with every non-empty secure text and value `withheld`, for an event row.
+    var withholdingSecureValues: Alert {
+        var alert = self
+        for field in fields where field.secure {
+            if !field.text.isEmpty { alert.fields[field.index].text = Self.withheld }
+            if let values = result?.values, values.indices.contains(field.index), !values[field.index].isEmpty {
+                alert.result?.values[field.index] = Self.withheld
+            }
+        }
+        return alert
+    }
+
+    /// Whether an event row's alert had secure values withheld.
+    var withholdsSecureValues: Bool {
+        fields.contains { $0.secure && $0.text == Self.withheld }
+            || (result?.values.contains(Self.withheld) ?? false)
+    }
+
+    /// An event row's alert with the secure texts and values of `full`, the alert's row (fields do not change, and
+    /// an alert resolves once, so its row has the event's result).
+    func restoringSecureValues(from full: Alert) -> Alert {
+        var alert = self
+        for field in fields where field.secure && full.fields.indices.contains(field.index) {
+            if field.text == Self.withheld { alert.fields[field.index].text = full.fields[field.index].text }
+            if let values = result?.values, values.indices.contains(field.index), values[field.index] == Self.withheld,
+               let kept = full.result?.values, kept.indices.contains(field.index) {
+                alert.result?.values[field.index] = kept[field.index]
+            }
+        }
+        return alert
+    }
+}

@@ -11,11 +11,54 @@ enum ClusterEvents {
         try connection.execute("SELECT head FROM alertd_cluster WHERE id = 1").first?.first??.uint64 ?? 0
     }
 
-    /// Events with an index in `after + 1 ... through`, ascending (at most `pageSize`).
+    /// Checks on a new connection that the database still holds what the store has: the cluster's `epoch`, a head
+    /// at or past the feed's, and the feed's last event as it was. Otherwise the feed diverges for good.
+    ///
+    /// - Throws: `PGError` when the database cannot be read, or does not hold what the store has.
+    static func verify(_ connection: PGConnection, feed: StoreFeed, epoch: String) throws(PGError) {
+        let known = feed.queuedHead
+        let last = feed.lastEvent
+        guard let row = try connection.execute("SELECT head, epoch FROM alertd_cluster WHERE id = 1").first,
+              let head = row[0]?.uint64 else { throw feed.diverge("alertd_cluster is empty") }
+        guard row[1] == epoch else { throw feed.diverge("its epoch is \(row[1] ?? "none"), not \(epoch)") }
+        try feed.check(head: head, known: known)
+        guard let last, last.index <= head else { return }
+        let found = try events(connection.execute(PGStatement(
+            "SELECT idx, kind, alert FROM alertd_events WHERE idx = $1", [String(last.index)],
+            name: "alertd_event_at")))
+        guard let event = found.first else { return }  // pruned: nothing to compare
+        guard event.kind == last.kind, event.alert.id == last.alert.id else {
+            throw feed.diverge("its event \(last.index) is \(event.kind.rawValue) \(event.alert.id), not "
+                + "\(last.kind.rawValue) \(last.alert.id)")
+        }
+    }
+
+    /// Events with an index in `after + 1 ... through`, ascending (at most `pageSize`), with their secure values.
     static func read(_ connection: PGConnection, after: UInt64, through: UInt64) throws(PGError) -> [AlertEvent] {
-        try events(connection.execute(PGStatement(
+        try restoringSecureValues(events(connection.execute(PGStatement(
             "SELECT idx, kind, alert FROM alertd_events WHERE idx > $1 AND idx <= $2 ORDER BY idx LIMIT \(pageSize)",
-            [String(after), String(through)], name: "alertd_events_after")))
+            [String(after), String(through)], name: "alertd_events_after"))), connection)
+    }
+
+    /// `events` with the secure values their rows withheld, from the alerts' rows (in one read). An alert whose row
+    /// is gone (pruned past retention) keeps them withheld: no instance shows it for long.
+    private static func restoringSecureValues(
+        _ events: [AlertEvent], _ connection: PGConnection
+    ) throws(PGError) -> [AlertEvent] {
+        let ids = Set(events.filter(\.alert.withholdsSecureValues).map(\.alert.id.rawValue))
+        guard !ids.isEmpty else { return events }
+        var full: [String: Alert] = [:]
+        let array = "{" + ids.sorted().joined(separator: ",") + "}"  // ids are base64url: nothing to quote
+        for row in try connection.execute(PGStatement(
+            "SELECT id, alert FROM alertd_alerts WHERE id = ANY($1::text[])", [array], name: "alertd_alerts_by_id")) {
+            if let id = row[0], let text = row[1] { full[id] = try Alert.decoding(text) }
+        }
+        return events.map { event in
+            guard event.alert.withholdsSecureValues, let kept = full[event.alert.id.rawValue] else { return event }
+            var restored = event
+            restored.alert = event.alert.restoringSecureValues(from: kept)
+            return restored
+        }
     }
 
     /// The events of rows of `idx, kind, alert`.
@@ -35,6 +78,7 @@ enum ClusterEvents {
     static func image(_ connection: PGConnection, retention: Duration, history: Int) throws(PGError) -> StoreImage {
         try connection.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
         defer { _ = try? connection.execute("COMMIT") }
+        try connection.execute("SET LOCAL statement_timeout = 0")  // a large image takes its time (locks do not)
         guard let cluster = try connection.execute("SELECT head, epoch FROM alertd_cluster WHERE id = 1").first,
               let head = cluster[0]?.uint64, let epoch = cluster[1] else { throw PGError("alertd_cluster is empty") }
         let since = StoredTime.milliseconds(.now) - retention.components.seconds * 1000

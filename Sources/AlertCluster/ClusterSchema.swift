@@ -74,6 +74,78 @@ enum ClusterSchema {
     }
 }
 
+extension ClusterSchema {
+    /// Every column version 1 has, by table, with its type as `information_schema.columns` names it.
+    private static let columns: [(table: String, column: String, type: String)] = [
+        ("alertd_schema", "version", "integer"),
+        ("alertd_cluster", "id", "integer"), ("alertd_cluster", "head", "bigint"), ("alertd_cluster", "epoch", "text"),
+        ("alertd_alerts", "id", "text"), ("alertd_alerts", "sequence", "bigint"),
+        ("alertd_alerts", "owner_key", "text"),
+        ("alertd_alerts", "idempotency_key", "text"), ("alertd_alerts", "draft", "text"),
+        ("alertd_alerts", "state", "text"), ("alertd_alerts", "expires_at", "bigint"),
+        ("alertd_alerts", "resolved_at", "bigint"), ("alertd_alerts", "alert", "text"),
+        ("alertd_events", "idx", "bigint"), ("alertd_events", "kind", "text"), ("alertd_events", "alert", "text"),
+        ("alertd_deliveries", "alert_id", "text"), ("alertd_deliveries", "state", "text"),
+        ("alertd_deliveries", "attempts", "integer"), ("alertd_deliveries", "last_error", "text"),
+        ("alertd_deliveries", "lease_until", "bigint"),
+    ]
+
+    /// The unique constraints the writes rely on (an `ON CONFLICT` needs the one on the idempotency key), by the
+    /// names PostgreSQL gave them.
+    private static let constraints = [
+        "alertd_cluster_pkey", "alertd_alerts_pkey", "alertd_alerts_sequence_key",
+        "alertd_alerts_owner_key_idempotency_key_key", "alertd_events_pkey", "alertd_deliveries_pkey",
+    ]
+
+    /// Checks that the tables are as this version makes them and agree with each other: every column with its
+    /// type, the unique constraints, the one `alertd_cluster` row, and a head at or past every event and alert
+    /// (a head behind them would number new events over old ones).
+    ///
+    /// - Throws: `PGError` naming everything that is wrong, and what to do.
+    static func verify(_ connection: PGConnection) throws(PGError) {
+        var wrong: [String] = []
+        var found: [String: String] = [:]
+        for row in try connection.execute("""
+            SELECT table_name, column_name, data_type FROM information_schema.columns
+            WHERE table_schema = current_schema() AND table_name LIKE 'alertd\\_%'
+            """) {
+            if let table = row[0], let column = row[1] { found[table + "." + column] = row[2] ?? "" }
+        }
+        for (table, column, type) in columns {
+            switch found[table + "." + column] {
+            case nil: wrong.append("\(table) has no column \(column)")
+            case type?: break
+            case let other?: wrong.append("\(table).\(column) is \(other), not \(type)")
+            }
+        }
+        let named = Set(try connection.execute("""
+            SELECT conname FROM pg_constraint WHERE connamespace = current_schema()::regnamespace
+            AND contype IN ('p', 'u')
+            """).compactMap { $0[0] })
+        for constraint in constraints where !named.contains(constraint) {
+            wrong.append("the unique constraint \(constraint) is missing")
+        }
+        if wrong.isEmpty {
+            let row = try connection.execute("""
+                SELECT (SELECT count(*) FROM alertd_cluster), (SELECT max(head) FROM alertd_cluster),
+                       (SELECT max(idx) FROM alertd_events), (SELECT max(sequence) FROM alertd_alerts)
+                """).first ?? [nil, nil, nil, nil]
+            let head = row[1]?.uint64 ?? 0
+            if row[0] != "1" { wrong.append("alertd_cluster has \(row[0] ?? "no") rows, not 1") }
+            if let last = row[2]?.uint64, last > head {
+                wrong.append("the head (alertd_cluster.head \(head)) is behind the last event (\(last))")
+            }
+            if let last = row[3]?.uint64, last > head {
+                wrong.append("the head (alertd_cluster.head \(head)) is behind the last alert's sequence (\(last))")
+            }
+        }
+        guard wrong.isEmpty else {
+            throw PGError("its alertd tables are damaged: " + wrong.joined(separator: "; ")
+                + ". Restore the database from a backup (or, to start with no alerts, drop the alertd_* tables)")
+        }
+    }
+}
+
 extension String {
     /// The text as a signed 64-bit integer (as PostgreSQL prints one), or 0.
     var int: Int { Int(self) ?? 0 }

@@ -4,16 +4,15 @@ import AlertCore
 /// A batch in three round trips (libpq's pipeline mode), since the head row is held from the first to the last and
 /// every other instance's batch waits for it: round trips while it is held are what limits the cluster's commits.
 ///
-/// 1. `BEGIN` (with `synchronous_commit` off: the head row is released as the commit returns, before the flush, which
-///    the writer awaits afterwards), the head row `FOR UPDATE`. Once it holds the head row, the batch takes what was
-///    queued while it waited for it: under load every instance waits for the others' commits, and its batch grows
-///    meanwhile.
+/// 1. `BEGIN`, the head row `FOR UPDATE`. Once it holds the head row, the batch takes what was queued while it waited
+///    for it: under load every instance waits for the others' commits, and its batch grows meanwhile.
 /// 2. Every change, as if each holds: all creates in one `INSERT … ON CONFLICT DO NOTHING RETURNING`, each resolution
-///    its conditional `UPDATE … RETURNING`; the events numbered from the head, the new head.
+///    its conditional `UPDATE … RETURNING`; the events numbered from the head, the new head, the batch's `NOTIFY`.
 /// 3. `COMMIT`, when every create was inserted and every resolution won; otherwise `ROLLBACK`, and the batch goes
 ///    `stepByStep`, which reads each outcome before the next change (a replayed key, a `409`).
 ///
-/// The writer then awaits the flush, and sends the batch's `NOTIFY` in that same transaction (`transact`).
+/// The `COMMIT` returns once the batch is on disk (`PGConnection.synchronousCommit`): one flush per batch, however
+/// many changes it holds, and the head row is held through it. PostgreSQL sends the notification only then.
 extension CommitWriter {
     /// What a committed batch hands to the feed.
     struct Committed {
@@ -29,16 +28,15 @@ extension CommitWriter {
     /// as assumed. When `absorbing`, `batch` gains what was queued while it waited for the head row (also when it
     /// returns nil or throws: the caller goes on with all of it).
     func pipelined(
-        _ batch: inout [Command], on connection: PGConnection, absorbing: Bool
+        _ batch: inout [Command], on connection: PGConnection, absorbing: Bool, deadline: ContinuousClock.Instant
     ) throws(PGError) -> Committed? {
-        let opened = try connection.pipeline([
-            PGStatement("BEGIN"),
-            PGStatement(Self.asynchronous),
-            Self.lockingHead,
-        ])
+        let known = feed.queuedHead
+        let opened = try connection.pipeline([PGStatement("BEGIN"), Self.lockingHead])
         _ = try opened[0].get()
-        _ = try opened[1].get()
-        guard var head = try opened[2].get().first?.first??.uint64 else { throw PGError("alertd_cluster is empty") }
+        guard var head = try opened[1].get().first?.first??.uint64 else {
+            throw feed.diverge("alertd_cluster is empty")
+        }
+        try feed.check(head: head, known: known)
         let before = head
         if absorbing { batch += takeQueued(upTo: Self.batchLimit - batch.count) }
         let now = StoredTime.milliseconds(.now)
@@ -81,6 +79,7 @@ extension CommitWriter {
         let shift = creates.isEmpty ? 0 : 1
         statements += Self.publishing(made, texts: texts)
         let results = try connection.pipeline(statements)
+        try Self.check(deadline)
         var held = results.allSatisfy { if case .success = $0 { true } else { false } }
         if held, !creates.isEmpty, (try? results[0].get().count) != creates.count { held = false }
         if held, !resolutions.allSatisfy({ (try? results[$0 + shift].get().count) == 1 }) { held = false }
@@ -91,11 +90,6 @@ extension CommitWriter {
         try connection.execute("COMMIT")
         return Committed(before: before, made: made, completions: completions)
     }
-
-    /// A batch's transaction commits without waiting for the flush, so that the head row every instance's batch
-    /// takes is released at once and the flushes of several instances overlap; nothing of it is shown as done until
-    /// `PGConnection.awaitFlush()` returned after it.
-    static let asynchronous = "SET LOCAL synchronous_commit TO off"
 
     /// The head row, locked until the transaction ends: batches of all instances commit one after another.
     static let lockingHead = PGStatement("SELECT head FROM alertd_cluster WHERE id = 1 FOR UPDATE", name: "alertd_head")
@@ -165,7 +159,9 @@ extension CommitWriter {
             """, [id.rawValue, error, state, String(until)], name: "alertd_record_delivery")
     }
 
-    /// The batch's events (`texts`: each one's alert as `storedText`) and the new head (the last event's index).
+    /// The batch's events (`texts`: each one's alert as `storedText`; an event row holds it without its secure
+    /// values, `Alert.withholdingSecureValues`), the new head (the last event's index) and the
+    /// `NOTIFY alertd_events` that carries it (sent once the transaction committed, flush included).
     static func publishing(_ made: [AlertEvent], texts: [String]) -> [PGStatement] {
         guard let head = made.last?.index else { return [] }
         var parameters: [String?] = []
@@ -173,13 +169,15 @@ extension CommitWriter {
         for (event, text) in zip(made, texts) {
             let first = parameters.count
             rows.append("($\(first + 1), $\(first + 2), $\(first + 3))")
-            parameters += [String(event.index), event.kind.rawValue, text]
+            let row = event.alert.hasSecureValues ? event.alert.withholdingSecureValues.storedText : text
+            parameters += [String(event.index), event.kind.rawValue, row]
         }
         return [
             PGStatement("INSERT INTO alertd_events (idx, kind, alert) VALUES " + rows.joined(separator: ", "),
                         parameters,
                         name: made.count <= preparedRows ? "alertd_insert_events_\(made.count)" : nil),
             PGStatement("UPDATE alertd_cluster SET head = $1 WHERE id = 1", [String(head)], name: "alertd_set_head"),
+            PGStatement("SELECT pg_notify('alertd_events', $1)", [String(head)], name: "alertd_notify"),
         ]
     }
 }

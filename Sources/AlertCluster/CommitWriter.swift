@@ -12,8 +12,8 @@ import Foundation
 /// resolution; a loser reads the winner in the same transaction. One `NOTIFY` per batch carries the new head.
 final class CommitWriter: @unchecked Sendable {
     // @unchecked Sendable: `queue`, `unavailable` and `stopped` are read and written only while `condition` is
-    // locked; `url`, `feed`, `lease` and `counters` are immutable; `connection` is used only by the writer thread
-    // (`run()`) after `start()`.
+    // locked; `url`, `epoch`, `feed`, `lease` and `counters` are immutable; `connection` is used only by the writer
+    // thread (`run()`) after `start()`.
 
     /// One queued request.
     enum Command {
@@ -27,14 +27,26 @@ final class CommitWriter: @unchecked Sendable {
     /// The most commands one transaction takes.
     static let batchLimit = 512
 
+    /// How long a batch may take from its `BEGIN` to its `COMMIT`, however many round trips it makes (each is also
+    /// bounded by `PGConnection.statementLimit`); past it the batch is rolled back and its writes get `503`.
+    static let batchDeadline = Duration.seconds(5)
+
+    /// Throws once `deadline` passed: the batch is given up (as PostgreSQL's own timeouts are, `57014`).
+    static func check(_ deadline: ContinuousClock.Instant) throws(PGError) {
+        guard ContinuousClock.now > deadline else { return }
+        throw PGError("the batch took longer than \(batchDeadline.components.seconds) s", state: "57014")
+    }
+
     private let url: String
+    /// The cluster's identity, as the image read it: a reconnect checks the database is still that one.
+    private let epoch: String
     let feed: StoreFeed
     /// How long a claimed delivery stays this instance's after its last attempt.
     let lease: Duration
     let counters: ClusterCounters
     private let condition = NSCondition()
     private var queue: [Command] = []
-    private var unavailable: String?
+    private var unavailable: Refusal?
     private var stopped = false
     private var connection: PGConnection?
     /// How many events and resolved alerts are kept in the tables (older ones are pruned now and then).
@@ -42,10 +54,11 @@ final class CommitWriter: @unchecked Sendable {
     private let retention: Duration
 
     init(
-        url: String, feed: StoreFeed, connection: PGConnection, history: Int, retention: Duration, lease: Duration,
-        counters: ClusterCounters
+        url: String, epoch: String, feed: StoreFeed, connection: PGConnection, history: Int, retention: Duration,
+        lease: Duration, counters: ClusterCounters
     ) {
         self.url = url
+        self.epoch = epoch
         self.feed = feed
         self.lease = lease
         self.counters = counters
@@ -54,11 +67,11 @@ final class CommitWriter: @unchecked Sendable {
         self.retention = retention
     }
 
-    /// Why writes are refused now (the database is unreachable), or nil.
+    /// Why writes are refused now (the database is unreachable, or did not finish a write in time), or nil.
     var unavailableReason: String? {
         condition.lock()
         defer { condition.unlock() }
-        return unavailable
+        return unavailable?.reason
     }
 
     func start() {
@@ -74,15 +87,20 @@ final class CommitWriter: @unchecked Sendable {
         queue = []
         condition.broadcast()
         condition.unlock()
-        fail(left, "alertd is shutting down")
+        fail(left, .shuttingDown)
     }
 
-    /// Queues a command; fails it at once while the database is unreachable.
+    /// Queues a command; fails it at once while the database is unreachable or no longer matches the store.
     func submit(_ command: Command) {
         condition.lock()
-        if let reason = unavailable ?? (stopped ? "alertd is shutting down" : nil) {
+        if let refusal = unavailable ?? (stopped ? .shuttingDown : nil) {
             condition.unlock()
-            fail([command], reason)
+            fail([command], refusal)
+            return
+        }
+        if feed.divergence != nil {
+            condition.unlock()
+            fail([command], .shuttingDown)  // fail() says the divergence
             return
         }
         queue.append(command)
@@ -99,12 +117,14 @@ final class CommitWriter: @unchecked Sendable {
             if connection?.isOK != true {
                 connection = nil
                 do {
-                    connection = try PGConnection(url)
+                    let made = try PGConnection(url)
+                    try ClusterEvents.verify(made, feed: feed, epoch: epoch)
+                    connection = made
                     counters.reconnected()
                     setUnavailable(nil)
                     backoff = 0.05
                 } catch {
-                    setUnavailable(error.description)
+                    setUnavailable(.unreachable(error.description))
                     guard waitWhileDown(seconds: backoff) else { return }
                     backoff = min(backoff * 2, 2)
                     continue
@@ -113,6 +133,10 @@ final class CommitWriter: @unchecked Sendable {
             guard let batch = takeBatch() else { return }
             guard let connection else { continue }
             if batch.isEmpty {
+                if isStalled {
+                    probe(connection)
+                    continue
+                }
                 // An idle second: make sure the connection still works, so that a restart of the database is noticed
                 // (and the connection made again) before the next write rather than by it.
                 if (try? connection.execute("SELECT 1")) == nil { continue }
@@ -126,14 +150,36 @@ final class CommitWriter: @unchecked Sendable {
         }
     }
 
-    /// Records whether the database is reachable; going down fails everything queued.
-    private func setUnavailable(_ reason: String?) {
+    /// Records why writes are refused (nil: they are taken again); a refusal fails everything queued.
+    private func setUnavailable(_ refusal: Refusal?) {
         condition.lock()
-        unavailable = reason
-        let left = reason == nil ? [] : queue
-        if reason != nil { queue = [] }
+        unavailable = refusal
+        let left = refusal == nil ? [] : queue
+        if refusal != nil { queue = [] }
         condition.unlock()
-        fail(left, reason ?? "")
+        if let refusal { fail(left, refusal) }
+    }
+
+    /// Whether writes are refused because the last one did not finish in time.
+    private var isStalled: Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        if case .stalled = unavailable { return true }
+        return false
+    }
+
+    /// While stalled, once a second: whether a batch would get through now (every table and the head row can be
+    /// locked as a batch locks them, within `PGConnection.statementLimit`); then writes are taken again.
+    private func probe(_ connection: PGConnection) {
+        let locked = try? connection.pipeline([
+            PGStatement("BEGIN"),
+            PGStatement("LOCK TABLE alertd_cluster, alertd_alerts, alertd_events, alertd_deliveries "
+                + "IN ROW EXCLUSIVE MODE"),
+            Self.lockingHead,
+        ])
+        _ = try? connection.execute("ROLLBACK")
+        guard let locked, locked.allSatisfy({ if case .success = $0 { true } else { false } }) else { return }
+        setUnavailable(nil)
     }
 
     /// Sleeps while disconnected; false once stopped.
@@ -175,47 +221,50 @@ final class CommitWriter: @unchecked Sendable {
             try transact(&batch, on: connection, absorbing: absorbing)
         } catch {
             if connection.isOK { _ = try? connection.execute("ROLLBACK") }
-            if connection.isOK && batch.count > 1 {
-                for command in batch { commit([command], on: connection, absorbing: false) }
-                return
+            if !connection.isOK {
+                setUnavailable(.unreachable(error.description))
+                fail(batch, .unreachable(error.description))
+            } else if error.isTimeout {
+                // Trying each change alone would hold every write for as long as the lock is: refuse them all until
+                // a probe gets through.
+                setUnavailable(.stalled(error.description))
+                fail(batch, .stalled(error.description))
+            } else if feed.divergence == nil && batch.count > 1 {
+                for (number, command) in batch.enumerated() {
+                    if let refusal = unavailableRefusal {
+                        fail(Array(batch[number...]), refusal)
+                        return
+                    }
+                    commit([command], on: connection, absorbing: false)
+                }
+            } else {
+                fail(batch, .refused(error.description))
             }
-            if !connection.isOK { setUnavailable(error.description) }
-            fail(batch, error.description)
         }
     }
 
     private func transact(_ batch: inout [Command], on connection: PGConnection, absorbing: Bool) throws(PGError) {
         let known = feed.queuedHead
         guard batch.contains(where: { if case .change = $0 { true } else { false } }) else {
-            // No change of alerts: record deliveries, read what is committed, take no lock.
+            // No change of alerts: record deliveries, read what is committed (and so on disk), take no lock.
             var completions: [@Sendable () -> Void] = []
             for case .delivery(let id, let error, let final) in batch {
                 try connection.execute(recording(id, error: error, final: final))
             }
             let head = try ClusterEvents.head(connection)
+            try feed.check(head: head, known: known)
             let seen = try readEvents(connection, after: known, through: head)
-            if !seen.isEmpty { try connection.awaitFlush() }  // another instance's, maybe not on disk yet
             for case .catchUp(let done) in batch { completions.append(done) }
             counters.read(feed.deliver(seen, then: completions), by: \.eventsByWriter)
             return
         }
         let started = ContinuousClock.now
+        let deadline = started + Self.batchDeadline
         let committed: Committed
-        if let pipelined = try pipelined(&batch, on: connection, absorbing: absorbing) {
+        if let pipelined = try pipelined(&batch, on: connection, absorbing: absorbing, deadline: deadline) {
             committed = pipelined
         } else {
-            committed = try stepByStep(batch, on: connection)
-        }
-        do {
-            // One NOTIFY a batch, carrying the new head, sent once the batch is on disk: a notified instance shows
-            // the events at once.
-            try connection.awaitFlush(notifying: committed.made.last.map { String($0.index) })
-        } catch {
-            // Committed, but not known to be on disk: nothing is shown as done (a create retried with its key is made
-            // once), and the events reach the store through the follower once they are readable again.
-            if !connection.isOK { setUnavailable(error.description) }
-            fail(batch, error.description)
-            return
+            committed = try stepByStep(batch, on: connection, deadline: deadline)
         }
         let elapsed = (ContinuousClock.now - started).components
         counters.committed(seconds: Double(elapsed.seconds) + Double(elapsed.attoseconds) * 1e-18,
@@ -234,17 +283,21 @@ final class CommitWriter: @unchecked Sendable {
 
     /// The batch one statement at a time, each change's outcome read before the next: an idempotency key that
     /// exists (a replay, or `keyReused`), a resolution that lost (`409` naming the winner) or came too early.
-    private func stepByStep(_ batch: [Command], on connection: PGConnection) throws(PGError) -> Committed {
+    private func stepByStep(
+        _ batch: [Command], on connection: PGConnection, deadline: ContinuousClock.Instant
+    ) throws(PGError) -> Committed {
         var completions: [@Sendable () -> Void] = []
+        let known = feed.queuedHead
         try connection.execute("BEGIN")
-        try connection.execute(Self.asynchronous)
         guard var head = try connection.execute(Self.lockingHead).first?.first??.uint64 else {
-            throw PGError("alertd_cluster is empty")
+            throw feed.diverge("alertd_cluster is empty")
         }
+        try feed.check(head: head, known: known)
         let before = head
         var made: [AlertEvent] = []
         let now = StoredTime.milliseconds(.now)
         for command in batch {
+            try Self.check(deadline)
             switch command {
             case .catchUp(let done):
                 completions.append(done)
@@ -270,6 +323,7 @@ final class CommitWriter: @unchecked Sendable {
         for statement in Self.publishing(made, texts: made.map(\.alert.storedText)) {
             try connection.execute(statement)
         }
+        try Self.check(deadline)
         try connection.execute("COMMIT")
         return Committed(before: before, made: made, completions: completions)
     }
@@ -323,19 +377,71 @@ final class CommitWriter: @unchecked Sendable {
     private func prune(_ connection: PGConnection) {
         let keep = max(history, 10_000)
         let cutoff = StoredTime.milliseconds(.now) - retention.components.seconds * 1000
+        guard (try? connection.execute("BEGIN")) != nil else { return }
+        defer { _ = try? connection.execute("COMMIT") }  // a ROLLBACK when a statement failed
+        _ = try? connection.execute("SET LOCAL statement_timeout = '30s'")  // a backlog takes its time (locks do not)
         _ = try? connection.execute(
             "DELETE FROM alertd_events WHERE idx <= (SELECT head FROM alertd_cluster WHERE id = 1) - $1", [String(keep)])
         _ = try? connection.execute(
             "DELETE FROM alertd_alerts WHERE state <> 'pending' AND resolved_at < $1", [String(cutoff)])
     }
 
-    /// Fails commands: changes as `unavailable`, catch-ups run as they are.
-    private func fail(_ commands: [Command], _ reason: String) {
+    private var unavailableRefusal: Refusal? {
+        condition.lock()
+        defer { condition.unlock() }
+        return unavailable
+    }
+
+    /// Fails commands: changes as `unavailable`, saying why (the database's divergence when it diverged), catch-ups
+    /// run as they are.
+    private func fail(_ commands: [Command], _ refusal: Refusal) {
+        let error = feed.divergence.map { AlertStoreError(kind: .unavailable, message: "alertd refuses writes: \($0)") }
+            ?? refusal.error
         for command in commands {
             switch command {
-            case .change(_, let done): done(.failure(.databaseUnavailable(reason)))
+            case .change(_, let done): done(.failure(error))
             case .catchUp(let done): done()
             case .delivery: break  // not recorded: the claim's lease passes, and another attempt is made
+            }
+        }
+    }
+}
+
+extension CommitWriter {
+    /// Why a write was refused.
+    enum Refusal {
+        /// The connection is lost, or cannot be made.
+        case unreachable(String)
+        /// PostgreSQL did not finish a batch within `PGConnection.statementLimit` or `batchDeadline` (a lock held by
+        /// another session, an overloaded server): writes are refused until a probe gets through.
+        case stalled(String)
+        /// PostgreSQL refused the batch itself (a damaged schema, say): this change fails, later ones are tried.
+        case refused(String)
+        case shuttingDown
+
+        /// What `/healthz` says while writes are refused.
+        var reason: String {
+            switch self {
+            case .unreachable(let error): "PostgreSQL unreachable: \(error)"
+            case .stalled(let error): "PostgreSQL did not finish a write in time: \(error)"
+            case .refused(let error): "PostgreSQL refused a write: \(error)"
+            case .shuttingDown: "alertd is shutting down"
+            }
+        }
+
+        /// What a refused change gets (a `503`).
+        var error: AlertStoreError {
+            switch self {
+            case .unreachable(let error): .databaseUnavailable(error)
+            case .stalled(let error):
+                AlertStoreError(kind: .unavailable, message: "alertd's PostgreSQL database did not finish the write "
+                    + "within \(CommitWriter.batchDeadline.components.seconds) s (\(error): a lock held by another "
+                    + "session, or a server overloaded); try again shortly (a create retried with the same "
+                    + "Idempotency-Key is made once)")
+            case .refused(let error):
+                AlertStoreError(kind: .unavailable,
+                                message: "alertd's PostgreSQL database refused the write (\(error))")
+            case .shuttingDown: .databaseUnavailable("alertd is shutting down")
             }
         }
     }

@@ -7,10 +7,12 @@ import Locking
 /// up to it and feeds them to the store. Notifications are hints: it also reads the head once a second and right
 /// after every reconnect (notifications sent while it was away are lost).
 final class EventFollower: @unchecked Sendable {
-    // @unchecked Sendable: `stopped` and `failure` are guarded by `lock`; `url`, `feed`, `lease`, `counters` and
-    // `deliver` (a Lock) are immutable; the connection lives in `run()`, on the follower thread only.
+    // @unchecked Sendable: `stopped` and `failure` are guarded by `lock`; `url`, `epoch`, `feed`, `lease`, `counters`
+    // and `deliver` (a Lock) are immutable; the connection lives in `run()`, on the follower thread only.
 
     private let url: String
+    /// The cluster's identity: each connection checks the database is still that one.
+    private let epoch: String
     private let feed: StoreFeed
     /// How long a claimed delivery stays this instance's.
     private let lease: Duration
@@ -22,8 +24,9 @@ final class EventFollower: @unchecked Sendable {
     /// Why the last read failed, until the follower reconnects.
     private var failure: String?
 
-    init(url: String, feed: StoreFeed, lease: Duration, counters: ClusterCounters) {
+    init(url: String, epoch: String, feed: StoreFeed, lease: Duration, counters: ClusterCounters) {
         self.url = url
+        self.epoch = epoch
         self.feed = feed
         self.lease = lease
         self.counters = counters
@@ -55,6 +58,7 @@ final class EventFollower: @unchecked Sendable {
             do {
                 if connection == nil {
                     let made = try PGConnection(url)
+                    try ClusterEvents.verify(made, feed: feed, epoch: epoch)
                     try made.execute("LISTEN alertd_events")
                     connection = made
                     if connectedBefore { counters.reconnected() }
@@ -75,7 +79,9 @@ final class EventFollower: @unchecked Sendable {
                     lastClaim = ContinuousClock.now
                 }
             } catch {
-                lock.withLock { failure = error.description }
+                let reason = error.isTimeout ? CommitWriter.Refusal.stalled(error.description).reason
+                    : CommitWriter.Refusal.unreachable(error.description).reason
+                lock.withLock { failure = reason }
                 connectedBefore = true
                 connection = nil
                 Thread.sleep(forTimeInterval: backoff)
@@ -112,18 +118,16 @@ final class EventFollower: @unchecked Sendable {
         _ connection: PGConnection, to target: UInt64?, by way: WritableKeyPath<AuthorityStatistics, UInt64>
     ) throws(PGError) {
         var head = target ?? 0
-        if target == nil { head = try ClusterEvents.head(connection) }
-        // A notification comes once its batch is on disk (and every batch before it: the WAL is flushed in order).
-        // Polled events may be committed and not on disk yet (a writer's commit returns before its flush): they reach
-        // the store, and wake waiters, only once they are.
-        var flushed = target != nil
-        while feed.queuedHead < head {
+        if target == nil {
+            let known = feed.queuedHead
+            head = try ClusterEvents.head(connection)
+            try feed.check(head: head, known: known)
+        }
+        // Every event read is on disk: instances commit synchronously, and PostgreSQL shows a synchronous commit only
+        // once it is flushed (a notification comes after that too).
+        while feed.divergence == nil, feed.queuedHead < head {
             let page = try ClusterEvents.read(connection, after: feed.queuedHead, through: head)
             guard !page.isEmpty else { return }
-            if !flushed {
-                try connection.awaitFlush()
-                flushed = true
-            }
             counters.read(feed.deliver(page), by: way)
         }
     }

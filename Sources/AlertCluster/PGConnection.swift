@@ -30,7 +30,35 @@ final class PGConnection {
             throw PGError(message)
         }
         self.connection = connection
+        try execute(Self.sessionSettings)
     }
+
+    /// How long one statement (a pipeline's round trip included) may run, and wait for a lock, before PostgreSQL
+    /// cancels it: a table or row lock held by another session (psql, a migration, a hung instance) makes writes
+    /// fail after this rather than wait for as long as it is held.
+    static let statementLimit = Duration.seconds(2)
+
+    /// The session's settings, set once per connection:
+    ///
+    /// - Every transaction commits only once its WAL is on disk (and on the synchronous standbys, when the server has
+    ///   them): the server's or role's `synchronous_commit` is kept unless it is `off`, which is raised to `on`, and
+    ///   it is set for the session, so that a later reload of the server's configuration does not lower it. A commit
+    ///   that returned is on disk, and what another session reads was flushed before it became visible (PostgreSQL
+    ///   flushes a synchronous commit before it shows it or releases its locks).
+    /// - `lock_timeout` and `statement_timeout` are `statementLimit` (the image at start lifts the second).
+    /// - The server's log gets none of the parameters of alertd's statements (alerts' JSON, secure values included),
+    ///   whatever `log_statement` or `log_min_duration_statement` say: `log_parameter_max_length_on_error` is 0, and
+    ///   `log_parameter_max_length` too when the role may set it (a superuser; otherwise the README has the
+    ///   `ALTER ROLE` for it).
+    static let sessionSettings = """
+        SELECT set_config('synchronous_commit', CASE current_setting('synchronous_commit') WHEN 'off' THEN 'on'
+                   ELSE current_setting('synchronous_commit') END, false),
+               set_config('lock_timeout', '\(statementLimit.milliseconds)ms', false),
+               set_config('statement_timeout', '\(statementLimit.milliseconds)ms', false),
+               set_config('log_parameter_max_length_on_error', '0', false),
+               CASE WHEN current_setting('is_superuser') = 'on'
+                   THEN set_config('log_parameter_max_length', '0', false) END
+        """
 
     deinit {
         PQfinish(connection)
@@ -78,22 +106,6 @@ final class PGConnection {
             defer { PQclear(result) }
             _ = try Self.rows(of: result)
             prepared.insert(name)
-        }
-    }
-
-    /// Returns once everything committed before the call is on PostgreSQL's disk (the writer's batches commit with
-    /// `synchronous_commit` off, so their commit returns before the flush): commits a transaction that has an id, with
-    /// this session's `synchronous_commit` (on), so its commit record, after every earlier one in the WAL, is flushed
-    /// before it returns. Several connections waiting at once share PostgreSQL's flush.
-    ///
-    /// - Parameter notifying: A `NOTIFY alertd_events` payload to send in the same transaction: listeners get it only
-    ///   after the flush (PostgreSQL signals them once the commit, flush included, is done).
-    func awaitFlush(notifying payload: String? = nil) throws(PGError) {
-        if let payload {
-            try execute(PGStatement("SELECT pg_current_xact_id(), pg_notify('alertd_events', $1)", [payload],
-                                    name: "alertd_flush_notify"))
-        } else {
-            try execute(PGStatement("SELECT pg_current_xact_id()", name: "alertd_flush"))
         }
     }
 
@@ -209,6 +221,10 @@ struct PGError: Error, Sendable, CustomStringConvertible {
     let description: String
     /// The SQLSTATE, when the server sent one.
     let state: String?
+
+    /// Whether PostgreSQL cancelled the statement for taking too long (`statement_timeout`, `lock_timeout`), or the
+    /// writer gave up on a batch past its deadline.
+    var isTimeout: Bool { state == "57014" || state == "55P03" }
 
     init(_ message: String, state: String? = nil) {
         description = message.split(whereSeparator: \.isWhitespace).joined(separator: " ")

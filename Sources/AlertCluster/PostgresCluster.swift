@@ -17,20 +17,22 @@ public final class PostgresCluster: StoreAuthorityService {
     ///   - configuration: The store's retention and event history: how much of the database the image holds.
     ///   - webhookLease: How long a webhook delivery this instance claimed stays its own after each attempt; then
     ///     another instance may claim it (this one died, or stopped trying).
-    /// - Throws: `ClusterError` when the database cannot be reached or its schema is newer than this build's.
+    /// - Throws: `ClusterError` when the database cannot be reached, its schema is newer than this build's, or its
+    ///   tables are damaged (`ClusterSchema.verify`).
     public init(
         url: String, configuration: AlertStore.Configuration, webhookLease: Duration = .seconds(60)
     ) throws(ClusterError) {
         do {
             let connection = try PGConnection(url)
             try ClusterSchema.migrate(connection)
+            try ClusterSchema.verify(connection)
             image = try ClusterEvents.image(connection, retention: configuration.retention,
                                             history: configuration.eventHistory)
-            try connection.awaitFlush()  // what the image holds is on disk before the store shows it
-            feed = StoreFeed(head: image.changeIndex)
-            writer = CommitWriter(url: url, feed: feed, connection: connection, history: configuration.eventHistory,
-                                  retention: configuration.retention, lease: webhookLease, counters: counters)
-            follower = EventFollower(url: url, feed: feed, lease: webhookLease, counters: counters)
+            feed = StoreFeed(head: image.changeIndex, last: image.events.last)
+            writer = CommitWriter(url: url, epoch: image.epoch, feed: feed, connection: connection,
+                                  history: configuration.eventHistory, retention: configuration.retention,
+                                  lease: webhookLease, counters: counters)
+            follower = EventFollower(url: url, epoch: image.epoch, feed: feed, lease: webhookLease, counters: counters)
         } catch {
             throw ClusterError(description: "cannot use the PostgreSQL database \(Self.redacted(url)): \(error)")
         }
@@ -72,9 +74,9 @@ public final class PostgresCluster: StoreAuthorityService {
     }
 
     /// Set while the writer or the follower cannot reach the database (the follower reads every second, so an idle
-    /// instance notices too).
+    /// instance notices too), and for good once the database no longer holds what this instance showed.
     public var unavailableReason: String? {
-        (writer.unavailableReason ?? follower.unavailableReason).map { "PostgreSQL unreachable: \($0)" }
+        feed.divergence ?? writer.unavailableReason ?? follower.unavailableReason
     }
 
     /// The URL without its password, for messages.

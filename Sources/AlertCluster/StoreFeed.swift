@@ -15,6 +15,10 @@ final class StoreFeed: Sendable {
         var store: AlertStore?
         /// The index of the last event queued for the store: later reads start after it.
         var queuedHead: UInt64
+        /// The last event queued (or the image's last), to be found again in the database after a reconnect.
+        var lastEvent: AlertEvent?
+        /// Set once the database was seen to hold less than the store, or other events: nothing more is fed.
+        var divergence: String?
         var items: [Item] = []
         /// Whether a task is applying `items`.
         var draining = false
@@ -22,13 +26,43 @@ final class StoreFeed: Sendable {
 
     private let state: Lock<State>
 
-    /// A feed whose store starts at `head`.
-    init(head: UInt64) {
-        state = Lock(State(queuedHead: head))
+    /// A feed whose store starts at `head`, where `last` (the image's last event, if it holds the one at `head`) is.
+    init(head: UInt64, last: AlertEvent?) {
+        state = Lock(State(queuedHead: head, lastEvent: last?.index == head ? last : nil))
     }
 
     /// The index of the last event queued: a read for the store starts after it.
     var queuedHead: UInt64 { state.withLock { $0.queuedHead } }
+
+    /// The last event queued, when known: the database must still hold it.
+    var lastEvent: AlertEvent? { state.withLock { $0.lastEvent } }
+
+    /// Why the store no longer matches the database (its head moved back, or holds other events), or nil.
+    var divergence: String? { state.withLock { $0.divergence } }
+
+    /// Checks a head read from the database against `known`, the `queuedHead` taken before the read began (every
+    /// event up to it was committed before): a head behind it moved back (PostgreSQL lost commits, or was restored
+    /// from a backup), and the store stops being fed for good.
+    ///
+    /// - Throws: `PGError` when it moved back.
+    func check(head: UInt64, known: UInt64) throws(PGError) {
+        guard head < known else { return }
+        throw diverge("its head is \(head), behind the \(known) this instance had")
+    }
+
+    /// Stops feeding the store for good: events the database holds now would be applied over others with the same
+    /// index, and ids and answers mixed up. Only a restart of the instance (a new image) brings it back.
+    ///
+    /// - Returns: The error that says so.
+    @discardableResult
+    func diverge(_ what: String) -> PGError {
+        let reason = "the PostgreSQL database no longer holds what this instance showed (\(what)): it was restored "
+            + "or lost commits; restart this alertd"
+        state.withLock { state in
+            if state.divergence == nil { state.divergence = reason }
+        }
+        return PGError(reason)
+    }
 
     /// Starts applying to `store`.
     func start(_ store: AlertStore) {
@@ -40,19 +74,25 @@ final class StoreFeed: Sendable {
     }
 
     /// Queues `events` (those after `queuedHead`; a run that would leave a gap is dropped, to be read again), then
-    /// `completions`, which run after the store applied them and everything queued before.
+    /// `completions`, which run after the store applied them and everything queued before. Once diverged, nothing
+    /// is queued and the completions run at once (what they report was committed).
     ///
     /// - Returns: How many of `events` were queued (the others the store had, or they would have left a gap).
     @discardableResult
     func deliver(_ events: [AlertEvent], then completions: [@Sendable () -> Void] = []) -> Int {
-        let (drain, queued) = state.withLock { state in
+        let (drain, queued, diverged) = state.withLock { state in
+            guard state.divergence == nil else { return (false, 0, true) }
             var fresh = events.drop { $0.index <= state.queuedHead }
             if let first = fresh.first, first.index != state.queuedHead + 1 { fresh = [] }
-            if let last = fresh.last { state.queuedHead = last.index }
-            guard !fresh.isEmpty || !completions.isEmpty else { return (false, 0) }
+            if let last = fresh.last {
+                state.queuedHead = last.index
+                state.lastEvent = last
+            }
+            guard !fresh.isEmpty || !completions.isEmpty else { return (false, 0, false) }
             state.items.append(Item(events: Array(fresh), completions: completions))
-            return (startDraining(&state), fresh.count)
+            return (startDraining(&state), fresh.count, false)
         }
+        if diverged { for completion in completions { completion() } }
         if drain { Task { await self.drain() } }
         return queued
     }
@@ -66,15 +106,15 @@ final class StoreFeed: Sendable {
     /// Applies the queued items one after another, until none is left.
     private func drain() async {
         while true {
-            let next = state.withLock { state -> (AlertStore, Item)? in
+            let next = state.withLock { state -> (AlertStore, Item, diverged: Bool)? in
                 guard let store = state.store, !state.items.isEmpty else {
                     state.draining = false
                     return nil
                 }
-                return (store, state.items.removeFirst())
+                return (store, state.items.removeFirst(), state.divergence != nil)
             }
-            guard let (store, item) = next else { return }
-            if !item.events.isEmpty {
+            guard let (store, item, diverged) = next else { return }
+            if !item.events.isEmpty && !diverged {
                 let applied = await store.apply(item.events)
                 if let last = item.events.last, applied < last.index {
                     // The store missed an event: read again from what it has.

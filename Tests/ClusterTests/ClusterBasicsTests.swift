@@ -153,4 +153,42 @@ struct ClusterBasicsTests {
             #expect(receiver.bodies.filter { $0.contains(id) }.count == 1)
         }
     }
+
+    @Test("The events table and the server's log hold no secure value; another instance still hands them over")
+    func secureValuesKeptOutOfEvents() async throws {
+        // Every statement logged, with its parameters unless the session says otherwise.
+        let logging = "-c log_statement=all -c log_parameter_max_length=-1 -c log_parameter_max_length_on_error=-1"
+        try await withCluster(instances: 2, postgres: logging) { postgres, nodes in
+            let (a, b) = (nodes[0], nodes[1])
+            let created = try await a.request("POST", "/v1/alerts", json: """
+                {"title":"Log in","buttons":[{"title":"Cancel"},{"title":"Log in"}],
+                 "fields":[{"placeholder":"User"},{"placeholder":"Password","secure":true,"text":"initial-s3cret"}]}
+                """)
+            try #require(created.status == 201, "\(created)")
+            let id = try created.json().string("id")
+            let answered = try await a.request("POST", "/v1/alerts/\(id)/response",
+                                               json: #"{"buttonIndex":1,"values":["alice","typed-s3cret"]}"#)
+            try #require(answered.status == 200, "\(answered)")
+            try await eventually("B has the answer, with its secure value") {
+                let result = try await b.request("GET", "/v1/alerts/\(id)/response").json()
+                return result["values"]?.arrayValue?.compactMap(\.stringValue) == ["alice", "typed-s3cret"]
+            }
+            let read = try await b.request("GET", "/v1/alerts/\(id)").json()
+            #expect(read["fields"]?.arrayValue?.last?.objectValue?["text"]?.stringValue == "initial-s3cret")
+            let count = "SELECT count(*) FROM alertd_events WHERE alert LIKE '%s3' || 'cret%'"  // not itself in the log
+            #expect(try await postgres.sql(count) == "0")
+            #expect(try await postgres.sql("SELECT count(*) FROM alertd_events") == "2", "both events are there")
+            // An instance that reads the events later (a catch-up after a reconnect) gets them too.
+            let c = try await ClusterNode(database: postgres.url)
+            let stream = try EventStream(port: c.port, lastEventID: 0)
+            try await eventually("C streams both events") { stream.events.count >= 2 }
+            stream.close()
+            #expect(try await c.request("GET", "/v1/alerts/\(id)/response").json()["values"]?.arrayValue?
+                .compactMap(\.stringValue) == ["alice", "typed-s3cret"])
+            await c.stop()
+            let log = try String(contentsOfFile: postgres.directory + "/postgres.log", encoding: .utf8)
+            #expect(log.contains("alertd_alerts"), "statements are logged")
+            #expect(!log.contains("s3cret"), "no secure value in PostgreSQL's log")
+        }
+    }
 }

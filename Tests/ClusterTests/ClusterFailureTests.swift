@@ -95,37 +95,56 @@ struct ClusterFailureTests {
         }
     }
 
-    /// Every acknowledged create is on every node with its id; a retry of its key returns it; the event history
-    /// after `start` is gap-free and the same on every node.
-    private func expectKept(_ producers: [Producer], on nodes: [ClusterNode], since start: UInt64) async throws {
-        let acknowledged = producers.flatMap(\.acknowledged)
-        for node in nodes {
-            try await eventually("\(node.port) caught up") { try await node.index() >= nodes[0].index() }
-        }
-        for (number, entry) in acknowledged.enumerated() {
-            let node = nodes[number % nodes.count]
-            let read = try await node.request("GET", "/v1/alerts/\(entry.id)")
-            #expect(read.status == 200, "\(entry.key) → \(entry.id) on \(node.port)")
-            if number.isMultiple(of: 7) {
-                let retried = try await node.request("POST", "/v1/alerts", json: ClusterNode.draft(entry.key),
-                                                     headers: [("Idempotency-Key", entry.key)])
-                #expect(try retried.json().string("id") == entry.id)
+    @Test("A table locked from psql: writes get 503 within seconds and /healthz says degraded; released, all go on")
+    func lockedTable() async throws {
+        try await withCluster(instances: 2) { postgres, nodes in
+            let (a, b) = (nodes[0], nodes[1])
+            let waited = try await a.create("Answer me")
+            let holder = try postgres.session(
+                "BEGIN; LOCK TABLE alertd_alerts IN ACCESS EXCLUSIVE MODE; SELECT pg_sleep(120); COMMIT")
+            try await eventually("psql holds the lock") {
+                try await postgres.sql("""
+                    SELECT count(*) FROM pg_locks WHERE relation = 'alertd_alerts'::regclass
+                    AND mode = 'AccessExclusiveLock' AND granted
+                    """) == "1"
+            }
+            let started = Date()
+            let created = try await a.request("POST", "/v1/alerts", json: ClusterNode.draft("locked out"),
+                                              headers: [("Idempotency-Key", "locked")], timeout: 20)
+            let answered = try await b.request("POST", "/v1/alerts/\(waited)/response", json: #"{"buttonIndex":1}"#,
+                                               timeout: 20)
+            #expect(Date().timeIntervalSince(started) < TestTime.bound(12), "refused within the batch deadline")
+            for refused in [created, answered] {
+                #expect(refused.status == 503)
+                #expect(refused.headers["retry-after"] == "5")
+                #expect(refused.text.contains("did not finish the write"), "\(refused.text)")
+            }
+            for node in nodes {
+                try await eventually("\(node.port) reports degraded") {
+                    let health = try await node.request("GET", "/healthz")
+                    return health.status == 503 && health.text.contains("in time")
+                }
+            }
+            #expect(try await a.request("GET", "/v1/alerts/\(waited)").status == 200, "reads go on")
+            _ = try await postgres.sql("""
+                SELECT pg_terminate_backend(pid) FROM pg_locks WHERE relation = 'alertd_alerts'::regclass
+                AND mode = 'AccessExclusiveLock' AND granted
+                """)
+            _ = await holder.wait(timeout: TestTime.bound(10))
+            for node in nodes {
+                try await eventually("\(node.port) reports ok again", within: 15) {
+                    try await node.request("GET", "/healthz").status == 200
+                }
+            }
+            let retried = try await a.request("POST", "/v1/alerts", json: ClusterNode.draft("locked out"),
+                                              headers: [("Idempotency-Key", "locked")])
+            #expect(retried.status == 201 || retried.status == 200)
+            let answer = try await b.request("POST", "/v1/alerts/\(waited)/response", json: #"{"buttonIndex":1}"#)
+            #expect(answer.status == 200)
+            try await eventually("A shows the answer made on B") {
+                try await a.request("GET", "/v1/alerts/\(waited)").json()["result"]?.objectValue?["buttonIndex"]?
+                    .int64Value == 1
             }
         }
-        var histories: [[EventStream.Event]] = []
-        let head = try await nodes[0].index()
-        for node in nodes {
-            let stream = try EventStream(port: node.port, lastEventID: start)
-            try await eventually("\(node.port) streams its history") {
-                stream.events.last.map { $0.id >= head } ?? (head == start)
-            }
-            stream.close()
-            let events = stream.events.filter { $0.id <= head }
-            #expect(events.map(\.id) == Array(start + 1 ..< head + 1), "gap-free on \(node.port)")
-            histories.append(events)
-        }
-        #expect(histories.allSatisfy { $0 == histories[0] })
-        let created = Set(histories[0].filter { $0.kind == "created" }.map(\.data))
-        #expect(created.count == histories[0].filter { $0.kind == "created" }.count, "no event twice")
     }
 }

@@ -30,4 +30,22 @@ struct ClusterStartTests {
         #expect(await child.wait(timeout: TestTime.bound(10)) == 64)
         #expect(child.standardError.contains("--database 'mysql://x' is not valid"))
     }
+
+    @Test("A database whose alertd tables are damaged is refused at start, naming what is wrong",
+          arguments: [
+            ("ALTER TABLE alertd_alerts DROP COLUMN draft", "alertd_alerts has no column draft"),
+            ("UPDATE alertd_cluster SET head = head - 2", "is behind the last event"),
+            ("ALTER TABLE alertd_alerts DROP CONSTRAINT alertd_alerts_owner_key_idempotency_key_key",
+             "alertd_alerts_owner_key_idempotency_key_key is missing"),
+          ])
+    func damagedSchema(_ damage: String, _ said: String) async throws {
+        try await withCluster(instances: 1) { postgres, nodes in
+            for title in ["one", "two", "three"] { _ = try await nodes[0].create(title) }
+            try await postgres.sql(damage)
+            let child = try ChildProcess(ClusterNode.executable, ["--port", "0", "--database", postgres.url])
+            #expect(await child.wait(timeout: TestTime.bound(20)) == 1)
+            #expect(child.standardError.contains("its alertd tables are damaged"), "\(child.standardError)")
+            #expect(child.standardError.contains(said), "\(child.standardError)")
+        }
+    }
 }

@@ -112,12 +112,13 @@ func eventually(
     throw RawHTTPError(description: "timed out: \(what)")
 }
 
-/// PostgreSQL and `count` alertd instances on it (each given `arguments`), stopped and removed after `body`, also
-/// when it fails.
+/// PostgreSQL (with `options` added to its settings) and `count` alertd instances on it (each given `arguments`),
+/// stopped and removed after `body`, also when it fails.
 func withCluster(
-    instances count: Int = 3, arguments: [String] = [], _ body: (ScratchPostgres, [ClusterNode]) async throws -> Void
+    instances count: Int = 3, arguments: [String] = [], postgres options: String = "",
+    _ body: (ScratchPostgres, [ClusterNode]) async throws -> Void
 ) async throws {
-    let postgres = try await ScratchPostgres.start()
+    let postgres = try await ScratchPostgres.start(options: options)
     var nodes: [ClusterNode] = []
     do {
         for _ in 0..<count { nodes.append(try await ClusterNode(database: postgres.url, arguments: arguments)) }

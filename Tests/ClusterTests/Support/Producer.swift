@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTestSupport
 import Locking
+import Testing
 
 /// A producer under load: it creates alerts one after another with an Idempotency-Key each, through the instances
 /// it is given (the next one when an instance does not answer, as a load balancer would), retrying a key until it is
@@ -47,4 +48,38 @@ final class Producer: Sendable {
             }
         }
     }
+}
+
+/// Every acknowledged create is on every node with its id; a retry of its key returns it; the event history
+/// after `start` is gap-free and the same on every node.
+func expectKept(_ producers: [Producer], on nodes: [ClusterNode], since start: UInt64) async throws {
+    let acknowledged = producers.flatMap(\.acknowledged)
+    for node in nodes {
+        try await eventually("\(node.port) caught up") { try await node.index() >= nodes[0].index() }
+    }
+    for (number, entry) in acknowledged.enumerated() {
+        let node = nodes[number % nodes.count]
+        let read = try await node.request("GET", "/v1/alerts/\(entry.id)")
+        #expect(read.status == 200, "\(entry.key) → \(entry.id) on \(node.port)")
+        if number.isMultiple(of: 7) {
+            let retried = try await node.request("POST", "/v1/alerts", json: ClusterNode.draft(entry.key),
+                                                 headers: [("Idempotency-Key", entry.key)])
+            #expect(try retried.json().string("id") == entry.id)
+        }
+    }
+    var histories: [[EventStream.Event]] = []
+    let head = try await nodes[0].index()
+    for node in nodes {
+        let stream = try EventStream(port: node.port, lastEventID: start)
+        try await eventually("\(node.port) streams its history") {
+            stream.events.last.map { $0.id >= head } ?? (head == start)
+        }
+        stream.close()
+        let events = stream.events.filter { $0.id <= head }
+        #expect(events.map(\.id) == Array(start + 1 ..< head + 1), "gap-free on \(node.port)")
+        histories.append(events)
+    }
+    #expect(histories.allSatisfy { $0 == histories[0] })
+    let created = Set(histories[0].filter { $0.kind == "created" }.map(\.data))
+    #expect(created.count == histories[0].filter { $0.kind == "created" }.count, "no event twice")
 }

@@ -8,6 +8,18 @@ import Testing
 final class ScratchPostgres: Sendable {
     let directory: String
     let port: Int
+    /// Server settings beyond the tests' own (`-c name=value …`), at every start.
+    let options: String
+
+    /// How `crash(_:)` takes PostgreSQL down.
+    enum Crash: String, CaseIterable, CustomTestStringConvertible {
+        /// `pg_ctl stop -m immediate`: no flush, no checkpoint; the next start replays the WAL.
+        case immediate = "crash"
+        /// SIGKILL of the postmaster; its processes follow it.
+        case killPostmaster = "kill"
+
+        var testDescription: String { self == .immediate ? "pg_ctl stop -m immediate" : "SIGKILL of the postmaster" }
+    }
 
     /// The repository root, from this file's path.
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
@@ -30,29 +42,45 @@ final class ScratchPostgres: Sendable {
     /// `postgresql://alertd@127.0.0.1:port/postgres`.
     var url: String { "postgresql://alertd@127.0.0.1:\(port)/postgres" }
 
-    private init(directory: String, port: Int) {
+    private init(directory: String, port: Int, options: String) {
         self.directory = directory
         self.port = port
+        self.options = options
     }
 
-    /// Starts a fresh cluster.
-    static func start() async throws -> ScratchPostgres {
+    /// Starts a fresh cluster with `options` (`-c name=value …`) added to the tests' settings.
+    static func start(options: String = "") async throws -> ScratchPostgres {
         let template = try await template.value
         let directory = try temporaryDirectory("alertd-pg")
         try await run(["/bin/cp", "-a", template + "/data", directory + "/data"], script: false)
-        let postgres = ScratchPostgres(directory: directory, port: try freePort())
+        let postgres = ScratchPostgres(directory: directory, port: try freePort(), options: options)
         try await postgres.start()
         return postgres
     }
 
     /// Starts this cluster (again).
     func start() async throws {
-        try await Self.run(["start", directory, String(port)])
+        try await Self.run(["start", directory, String(port)], options: options)
     }
 
     /// Stops it: connections are cut; what committed stays.
     func stop() async throws {
         try await Self.run(["stop", directory])
+    }
+
+    /// Takes it down as a crash would: what is not in the WAL on disk (or in the kernel's cache: the tests run with
+    /// `fsync` off, and PostgreSQL alone crashes, not the machine) is gone.
+    func crash(_ how: Crash) async throws {
+        try await Self.run([how.rawValue, directory])
+    }
+
+    /// Runs SQL with psql as the `alertd` superuser; returns what it printed (unaligned, tuples only).
+    @discardableResult
+    func sql(_ text: String) async throws -> String {
+        let child = try session(text)
+        let status = await child.wait(timeout: TestTime.bound(30))
+        guard status == 0 else { throw RawHTTPError(description: "psql \(text) failed: \(child.standardError)") }
+        return child.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
     /// Stops it if it runs, and removes its files.
@@ -61,11 +89,19 @@ final class ScratchPostgres: Sendable {
         try? FileManager.default.removeItem(atPath: directory)
     }
 
-    private static func run(_ arguments: [String], script: Bool = true) async throws {
+    /// Starts psql running `text` as the `alertd` superuser, and returns at once (a session that holds a lock).
+    func session(_ text: String) throws -> ChildProcess {
+        let psql = (try? FileManager.default.contentsOfDirectory(atPath: "/usr/lib/postgresql"))?
+            .compactMap { Int($0) }.max().map { "/usr/lib/postgresql/\($0)/bin/psql" } ?? "psql"
+        return try ChildProcess(psql, ["-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1", "-h", "127.0.0.1",
+                                       "-p", String(port), "-U", "alertd", "-d", "postgres", "-c", text])
+    }
+
+    private static func run(_ arguments: [String], script: Bool = true, options: String = "") async throws {
         let command = script ? [Self.script] + arguments : arguments
         let child = try ChildProcess(command[0], Array(command.dropFirst()),
                                      environment: ProcessInfo.processInfo.environment.merging(
-                                        ["PG_OPTIONS": "-c fsync=off -c max_connections=50"]) { $1 })
+                                        ["PG_OPTIONS": "-c fsync=off -c max_connections=50 \(options)"]) { $1 })
         let status = await child.wait(timeout: TestTime.bound(60))
         guard status == 0 else {
             throw RawHTTPError(description: "\(command.joined(separator: " ")) failed: \(child.standardError)")
