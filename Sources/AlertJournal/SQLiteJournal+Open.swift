@@ -28,8 +28,9 @@ extension SQLiteJournal {
         try DataDirectory.prepare(directory)
         let lock = try DataDirectoryLock(directory: directory)
         let path = DataDirectory.databasePath(directory)
-        let opening = OpeningFile(path: path, directory: directory)
-        let connection = try opening.connect()
+        let mark = try JournalMark.read(directory)
+        let opening = OpeningFile(path: path, directory: directory, mark: mark)
+        let connection = try opening.connect(create: try opening.isNew())
         let version = try opening.check(connection)
         try opening.configure(connection, maxPageCount: maxPageCount ?? environmentMaxPageCount())
         try opening.run { () throws(SQLiteError) in try JournalSchema.migrate(connection, from: version) }
@@ -42,13 +43,19 @@ extension SQLiteJournal {
             case .decoding(let error): throw opening.damaged(error.description)
             }
         }
-        let writer = try opening.run { () throws(SQLiteError) in
-            try JournalWriter(connection: connection, image: image, eventHistory: eventHistory)
+        if mark?.epoch != image.epoch {
+            try JournalMark.write(.init(epoch: image.epoch, changeIndex: image.changeIndex), in: directory)
         }
-        let reader = try opening.connect()
+        let markFile = try JournalMark(directory: directory, epoch: image.epoch)
+        let writer = try opening.run { () throws(SQLiteError) in
+            try JournalWriter(connection: connection, path: path, mark: markFile, image: image,
+                              eventHistory: eventHistory)
+        }
+        CSQLite_checkpoint_on_close(connection.handle, 1)
+        let reader = try opening.connect(create: false)
         // A connection opens the WAL at its first read; until then it cannot checkpoint it.
         _ = try opening.run { () throws(SQLiteError) in try reader.integer("SELECT count(*) FROM sqlite_schema") }
-        let checkpointer = Checkpointer(connection: reader)
+        let checkpointer = Checkpointer(connection: reader, mark: markFile)
         return (SQLiteJournal(directory: directory, writer: writer, checkpointer: checkpointer, lock: lock), image)
     }
 
@@ -62,18 +69,67 @@ extension SQLiteJournal {
 private struct OpeningFile {
     let path: String
     let directory: String
+    /// What `DIR/alertd.mark` says, when the data dir has one: it held this journal, committed this far.
+    let mark: JournalMark.Contents?
 
-    func connect() throws(JournalOpenError) -> SQLiteConnection {
-        try run { () throws(SQLiteError) in try SQLiteConnection(path: path, create: true) }
+    /// Opens the file, creating it when `create`. The connection does not checkpoint when closed (until `open`
+    /// turns that back on), so that a journal refused here keeps its write-ahead log as it found it.
+    func connect(create: Bool) throws(JournalOpenError) -> SQLiteConnection {
+        let connection = try run { () throws(SQLiteError) in try SQLiteConnection(path: path, create: create) }
+        CSQLite_checkpoint_on_close(connection.handle, 0)
+        return connection
+    }
+
+    /// Whether the data dir holds no journal and never did, so that a new one is made: no database file, no log
+    /// beside it, and no mark. A database file that is gone or empty while its log or mark is there is refused, as
+    /// is what an interrupted `alertd restore` left.
+    func isNew() throws(JournalOpenError) -> Bool {
+        if let leftover = SQLiteJournal.restoreLeftovers(in: directory).first {
+            throw JournalOpenError(.incomplete, "\(directory)/\(leftover) is what an interrupted alertd restore left; "
+                + "alertd does not start on it: run alertd restore again (it removes what the interrupted one left), "
+                + "or remove it")
+        }
+        var status = stat()
+        let database = lstat(path, &status) == 0 ? status : nil
+        let logs = [path + "-wal", path + "-shm"]
+        if database == nil, let log = logs.first(where: { lstat($0, &status) == 0 }) {
+            throw JournalOpenError(.incomplete, "\(log) is there without its database \(path); alertd leaves it "
+                + "untouched and does not start a new journal over it: put the database back, restore a backup "
+                + "(alertd restore, after moving \(log) away), or, to start with no alerts, move \(log) away")
+        }
+        if let database, database.st_size > 0 { return false }
+        let missing = database == nil ? "missing" : "empty (0 bytes)"
+        if let mark {
+            throw JournalOpenError(.incomplete, "\(path) is \(missing), but this data dir held a journal (committed to "
+                + "change index \(mark.changeIndex), says \(JournalMark.path(directory))): alertd does not start "
+                + "empty over it. Put the journal back, or restore a backup (alertd restore"
+                + (database == nil ? "" : ", after moving the empty file away")
+                + "); to start with no alerts on purpose, remove \(JournalMark.path(directory))"
+                + (database == nil ? "" : " and the empty file"))
+        }
+        guard database == nil else {
+            throw JournalOpenError(.incomplete, "\(path) is empty (0 bytes): alertd does not take it for a new journal. "
+                + "Restore a backup (alertd restore, after moving the empty file away), or, if this data dir never "
+                + "held alerts (a first start that was cut short), remove it")
+        }
+        return true
     }
 
     /// Reads the header (which fails on a file that is not a database) and refuses a file that is not the
-    /// journal or is newer; returns its schema version. Writes nothing.
+    /// journal or is newer, and a journal that is not the one the data dir's mark names or ends before it;
+    /// returns its schema version. Writes nothing.
     func check(_ connection: SQLiteConnection) throws(JournalOpenError) -> Int {
         switch try run({ () throws(SQLiteError) in try JournalSchema.contents(of: connection) }) {
         case .fresh:
+            if let mark {
+                throw JournalOpenError(.incomplete, "\(path) holds no journal, but this data dir held one (committed "
+                    + "to change index \(mark.changeIndex), says \(JournalMark.path(directory))): alertd does not "
+                    + "start empty over it. Restore a backup (alertd restore, after moving \(path) away); to start "
+                    + "with no alerts on purpose, remove \(JournalMark.path(directory)) and \(path)")
+            }
             return 0
         case .journal(let version):
+            try checkMark(connection)
             return version
         case .foreign:
             throw JournalOpenError(
@@ -85,6 +141,31 @@ private struct OpeningFile {
                 .newerSchema(found: version, supported: JournalSchema.currentVersion),
                 "\(path) has schema version \(version), newer than this alertd understands "
                     + "(\(JournalSchema.currentVersion)); run the newer alertd that wrote it, or restore a backup")
+        }
+    }
+
+    /// Refuses a journal that is not the one the mark names, or whose last commit is before the mark's: SQLite
+    /// read less than was committed (a damaged frame in the write-ahead log ends it; a file put back from a copy).
+    private func checkMark(_ connection: SQLiteConnection) throws(JournalOpenError) {
+        guard let mark else { return }
+        let (epoch, index) = try run { () throws(SQLiteError) in
+            let meta = try connection.prepare("SELECT epoch, change_index FROM meta WHERE singleton = 1")
+            guard try meta.step() else { return (nil as String?, 0 as UInt64) }
+            return (meta.text(at: 0), UInt64(bitPattern: meta.int64(at: 1)))
+        }
+        guard epoch == mark.epoch else {
+            throw JournalOpenError(.incomplete, "\(path) is not the journal this data dir held (its instance is "
+                + "\(epoch ?? "missing"), \(JournalMark.path(directory)) names \(mark.epoch)): alertd leaves both "
+                + "untouched. To make a backup the journal, use alertd restore; if this file is the one to run on, "
+                + "remove \(JournalMark.path(directory))")
+        }
+        guard index >= mark.changeIndex else {
+            throw JournalOpenError(.behind(found: index, marked: mark.changeIndex), "\(path) ends at change index "
+                + "\(index), but commits up to \(mark.changeIndex) were acknowledged (says "
+                + "\(JournalMark.path(directory))): SQLite read less than was written, most likely a damaged frame "
+                + "in \(path)-wal, and every commit after it is missing. alertd leaves the files untouched and does "
+                + "not start: restore a backup (alertd restore); to run on what is left anyway, accepting that "
+                + "event ids after \(index) are handed out again, remove \(JournalMark.path(directory))")
         }
     }
 

@@ -129,9 +129,10 @@ final class WriterBox: @unchecked Sendable {
         self.writer = writer
     }
 
-    /// Empties the WAL into the database file and closes the connection.
+    /// Empties the WAL into the database file, closes the connection and syncs and closes the mark.
     func finish() {
         try? writer?.connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        writer?.mark.close()
         writer = nil
     }
 }

@@ -49,4 +49,23 @@ struct BackupTests {
         }
         #expect(!FileManager.default.fileExists(atPath: directory.file("out")))
     }
+
+    @Test func aBackupIntoTheDataDirOrOntoAJournalFileIsRefusedAndTheJournalGoesOn() async throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let data = directory.file("data")
+        let (journal, _) = try await open(data)
+        #expect(await journal.commit([.created(plainAlert(1), event: 1, idempotency: nil)]) == nil)
+        let linked = directory.file("linked")
+        #expect(link(data + "/alertd.sqlite3-wal", linked) == 0)
+        for target in [data + "/alertd.sqlite3", data + "/sub/../backup", directory.file("data/./x"), linked] {
+            #expect(throws: JournalBackupError.self, "\(target)") {
+                try SQLiteJournal.backup(directory: data, to: target)
+            }
+        }
+        #expect(await journal.commit([.created(plainAlert(2), event: 2, idempotency: nil)]) == nil)
+        #expect(journal.statistics.failure == nil)
+        journal.close()
+        #expect(try await image(data).alerts == [plainAlert(1), plainAlert(2)])
+    }
 }
