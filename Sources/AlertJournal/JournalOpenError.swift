@@ -4,6 +4,9 @@ public struct JournalOpenError: Error, Sendable, CustomStringConvertible {
     public enum Reason: Sendable, Equatable {
         /// The data directory cannot be created or written.
         case directory
+        /// The data directory or a file in it is not alertd's alone: another user's, writable by others, a
+        /// symbolic link, or a journal file others can read.
+        case untrusted
         /// Another process holds the data directory; `pid` is the process it names, when it could be read.
         case locked(pid: Int32?)
         /// The file is not an SQLite database, or is damaged.

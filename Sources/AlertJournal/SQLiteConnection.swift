@@ -18,13 +18,15 @@ final class SQLiteConnection {
     ///     umask, and SQLite gives its `-wal` and `-shm` the same mode: it holds secure values and callback
     ///     credentials, and the data dir or a backup's directory may be readable by others.
     ///   - readOnly: Opens it for reading only (a backup being restored), never creating it.
+    ///   Otherwise a `path` that is a symbolic link is refused (`SQLITE_OPEN_NOFOLLOW`): the journal's files are
+    ///   never reached through one.
     /// - Throws: `SQLiteError` when SQLite cannot open it.
     init(path: String, create: Bool, readOnly: Bool = false) throws(SQLiteError) {
         _ = Self.configured
         if create, !readOnly { makePrivateFile(path) }
         var handle: OpaquePointer?
         let access = readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0)
-        let flags = access | SQLITE_OPEN_NOMUTEX
+        let flags = access | SQLITE_OPEN_NOMUTEX | (readOnly ? 0 : SQLITE_OPEN_NOFOLLOW)
         let code = sqlite3_open_v2(path, &handle, flags, nil)
         guard code == SQLITE_OK else {
             let error = SQLiteError(code: code, connection: handle)

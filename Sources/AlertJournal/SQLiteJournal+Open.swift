@@ -28,6 +28,8 @@ extension SQLiteJournal {
         try DataDirectory.prepare(directory)
         let lock = try DataDirectoryLock(directory: directory)
         let path = DataDirectory.databasePath(directory)
+        for file in DataDirectory.journalPaths(directory) { try DataDirectory.checkFile(file) }
+        try DataDirectory.checkFile(JournalMark.path(directory), singleName: true)
         let mark = try JournalMark.read(directory)
         let opening = OpeningFile(path: path, directory: directory, mark: mark)
         let connection = try opening.connect(create: try opening.isNew())
@@ -202,7 +204,10 @@ private struct OpeningFile {
         if error.isCorruption { return damaged(error.message) }
         switch error.primaryCode {
         case SQLITE_CANTOPEN, SQLITE_READONLY, SQLITE_PERM:
-            return JournalOpenError(.directory, "cannot open \(path) for writing: \(error.message)")
+            var status = stat()
+            let file = stat(path, &status) == 0 ? "it is \(DataDirectory.describe(status))" : "it cannot be made"
+            return JournalOpenError(.directory, "cannot open \(path) for writing: \(error.message) (\(file); alertd "
+                + "runs as \(DataDirectory.user(geteuid())))")
         default:
             return JournalOpenError(.failed, "cannot open the journal \(path): \(error.message)")
         }
