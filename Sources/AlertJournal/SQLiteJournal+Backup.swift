@@ -22,6 +22,7 @@ extension SQLiteJournal {
         }
         try refuseTarget(file, of: directory)
         let partial = "\(file).partial-\(getpid())"
+        removeStalePartials(of: file)
         defer { unlink(partial) }
         do throws(SQLiteError) {
             let source = try SQLiteConnection(path: path, create: false)
@@ -61,6 +62,19 @@ extension SQLiteJournal {
             + [DataDirectory.lockPath(directory), JournalMark.path(directory)]
         if let same = files.first(where: { FileIdentity(path: $0) == target }) {
             throw JournalBackupError("\(file) is \(same) under another name (a link): write the backup elsewhere")
+        }
+    }
+
+    /// Removes the `FILE.partial-PID` copies (and their rollback journals) that a backup to `file` killed before it
+    /// finished left beside it: they hold secure values. Only those of processes that no longer run.
+    private static func removeStalePartials(of file: String) {
+        let slash = file.lastIndex(of: "/")
+        let folder = slash.map { String(file[..<$0]) }.map { $0.isEmpty ? "/" : $0 } ?? "."
+        let prefix = (slash.map { String(file[file.index(after: $0)...]) } ?? file) + ".partial-"
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [] where name.hasPrefix(prefix) {
+            let pid = name.dropFirst(prefix.count).prefix { $0.isNumber }
+            guard let pid = Int32(pid), kill(pid, 0) != 0, errno == ESRCH else { continue }
+            unlink(folder + "/" + name)
         }
     }
 
@@ -110,17 +124,15 @@ extension SQLiteJournal {
                 + "one: move alertd.sqlite3 and its -wal and -shm away first")
         }
         guard FileManager.default.fileExists(atPath: backup) else { throw JournalBackupError("no such file: \(backup)") }
-        // Reading a backup in WAL mode makes its `-wal` and `-shm`, which a read-only connection leaves behind.
-        let made = [backup + "-wal", backup + "-shm"].filter { !FileManager.default.fileExists(atPath: $0) }
         let partial = "\(path).restoring-\(getpid())"
-        defer {
-            unlink(partial)
-            for file in made { unlink(file) }
-        }
+        defer { unlink(partial) }
         let restored: Restored
         let epoch: String
         do throws(SQLiteError) {
-            let source = try SQLiteConnection(path: backup, create: false, readOnly: true)
+            // A backup without a `-wal` beside it is read as immutable: a read-only connection to a WAL-mode file
+            // would make a `-wal` and `-shm` beside it, left there if the restore is killed.
+            let immutable = !FileManager.default.fileExists(atPath: backup + "-wal")
+            let source = try SQLiteConnection(path: backup, create: false, readOnly: true, immutable: immutable)
             let version = try checkBackup(source, backup)
             unlink(partial)
             let copy = try SQLiteConnection(path: partial, create: true)

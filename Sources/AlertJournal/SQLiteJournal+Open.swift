@@ -171,7 +171,8 @@ private struct OpeningFile {
         }
     }
 
-    /// WAL mode, full syncs, no automatic checkpoints (the checkpointer runs them), a WAL file cut back to 32 MiB: above
+    /// WAL mode, full syncs, deleted content overwritten with zeros (`secure_delete`: a dropped alert's secure values
+    /// do not stay in the file's free space, nor in a backup copied from it), no automatic checkpoints (the checkpointer runs them), a WAL file cut back to 32 MiB: above
     /// the ~16 MB the WAL cycles through under load, so that commits write over blocks the file has (DESIGN.md).
     func configure(_ connection: SQLiteConnection, maxPageCount: Int?) throws(JournalOpenError) {
         try run { () throws(SQLiteError) in
@@ -180,6 +181,7 @@ private struct OpeningFile {
                 throw SQLiteError(code: SQLITE_ERROR, message: "cannot use WAL mode (journal mode \(mode ?? "none"))")
             }
             try connection.execute("""
+                PRAGMA secure_delete = ON;
                 PRAGMA synchronous = FULL;
                 PRAGMA wal_autocheckpoint = 0;
                 PRAGMA journal_size_limit = 33554432;
