@@ -143,6 +143,27 @@ final class JournalWriter {
         }
     }
 
+    /// Why the journal cannot take a commit now, if it cannot: a commit that rewrites the meta row as it is (which
+    /// needs room for the write-ahead log, so a full disk fails it), and, under a page cap (`max_page_count`), no
+    /// page left to grow into. Run once at open, before the first commit, so that `/healthz` tells at once.
+    func probe() -> JournalFailure? {
+        do throws(SQLiteError) {
+            let pages = try connection.integer("PRAGMA page_count") ?? 0
+            let cap = try connection.integer("PRAGMA max_page_count") ?? .max
+            let free = try connection.integer("PRAGMA freelist_count") ?? 0
+            if cap - pages + free <= 0 {
+                throw SQLiteError(code: SQLITE_FULL, message: "database or disk is full (all \(cap) pages used)")
+            }
+            try begin.run()
+            try connection.execute("UPDATE meta SET next_sequence = next_sequence WHERE singleton = 1")
+            try commitStatement.run()
+            return nil
+        } catch {
+            try? connection.execute("ROLLBACK")
+            return JournalFailure(reason: "the journal cannot write: \(error.message)")
+        }
+    }
+
     private func apply(_ record: JournalRecord) throws(SQLiteError) {
         switch record {
         case .created(let alert, let event, let idempotency):

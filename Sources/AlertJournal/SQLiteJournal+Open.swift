@@ -54,11 +54,14 @@ extension SQLiteJournal {
                               eventHistory: eventHistory)
         }
         CSQLite_checkpoint_on_close(connection.handle, 1)
+        let unwritable = writer.probe()
         let reader = try opening.connect(create: false)
         // A connection opens the WAL at its first read; until then it cannot checkpoint it.
         _ = try opening.run { () throws(SQLiteError) in try reader.integer("SELECT count(*) FROM sqlite_schema") }
         let checkpointer = Checkpointer(connection: reader, mark: markFile)
-        return (SQLiteJournal(directory: directory, writer: writer, checkpointer: checkpointer, lock: lock), image)
+        let journal = SQLiteJournal(directory: directory, writer: writer, checkpointer: checkpointer, lock: lock)
+        if let unwritable { journal.fail(unwritable) }
+        return (journal, image)
     }
 
     /// `ALERTD_SQLITE_MAX_PAGE_COUNT` as a positive number, if set.

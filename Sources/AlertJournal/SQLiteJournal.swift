@@ -68,9 +68,16 @@ public final class SQLiteJournal: StoreJournal {
     }
 
     /// Calls `observer` once, on the writer thread, when a commit fails and the journal stops taking writes (for
-    /// the log: the failed requests' `503`s and `/healthz` say so too). A later call replaces the observer.
+    /// the log: the failed requests' `503`s and `/healthz` say so too); at once, on the caller's thread, when the
+    /// journal failed already (opened where it cannot write). A later call replaces the observer.
     public func observeFailure(_ observer: @escaping @Sendable (JournalFailure) -> Void) {
         failureObserver.withLock { $0 = Callback(observer) }
+        if let failure = queue.failure { observer(failure) }
+    }
+
+    /// Stops the journal taking writes, with `failure`, before any commit.
+    func fail(_ failure: JournalFailure) {
+        queue.fail(failure)
     }
 
     /// Commits what is queued, stops the threads, truncates the WAL, closes the file and releases the data
