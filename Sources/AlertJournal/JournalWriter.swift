@@ -8,10 +8,12 @@ import CSQLite
 final class JournalWriter {
     let connection: SQLiteConnection
     /// The database file's path, and the file it named when the journal opened it: a commit checks that the name
-    /// still means that file, so that a journal renamed over or deleted (a backup or a copy written onto it) is
+    /// (and that of the write-ahead log) still means that file, so that a journal renamed over or deleted (a backup or a copy written onto it) is
     /// noticed at the next commit instead of losing every later one at the next start.
     private let path: String
     private let identity: FileIdentity?
+    /// The write-ahead log's file as of the first commit (SQLite keeps it while a connection is open).
+    private var logIdentity: FileIdentity?
     /// The data dir's mark, raised to the change index of each commit before it is acknowledged.
     let mark: JournalMark
     private let eventHistory: Int
@@ -102,8 +104,8 @@ final class JournalWriter {
 
     /// Writes every record of `batch`, in order, in one transaction, with the trimmed event history and the meta
     /// row; on failure rolls it all back. Then raises the mark to the new change index. Fails, after the transaction,
-    /// when the database file's name no longer means the file the journal writes (what it committed would be gone
-    /// at the next start), or when the mark cannot be written.
+    /// when the database file's or the log's name no longer means the file the journal writes (what it committed
+    /// would be gone at the next start), or when the mark cannot be written.
     func commit(_ batch: [[JournalRecord]]) throws(JournalFailure) {
         let before = (changeIndex, nextSequence)
         do throws(SQLiteError) {
@@ -132,8 +134,10 @@ final class JournalWriter {
             (changeIndex, nextSequence) = before
             throw JournalFailure(reason: "the journal could not commit: \(error.message)")
         }
-        guard FileIdentity(path: path) == identity else {
-            throw JournalFailure(reason: "\(path) was replaced or removed while alertd ran (another program "
+        let log = FileIdentity(path: path + "-wal")
+        if logIdentity == nil { logIdentity = log }
+        guard FileIdentity(path: path) == identity, log == logIdentity else {
+            throw JournalFailure(reason: "\(path) or its -wal was replaced or removed while alertd ran (another program "
                 + "renamed or deleted it), so what alertd writes would not be there at the next start: it writes "
                 + "nothing more. Stop alertd; put the journal back from a backup (alertd restore) if it is gone")
         }

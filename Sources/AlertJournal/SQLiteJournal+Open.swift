@@ -9,10 +9,12 @@ extension SQLiteJournal {
 
     /// Opens the journal in `directory`, creating both when new, and reads back what it holds.
     ///
-    /// Makes the directory (mode 0700) when missing; takes `DIR/alertd.lock` (an exclusive `flock` with this
-    /// process's pid in it); opens `DIR/alertd.sqlite3`, migrating an older schema; makes the instance epoch on
-    /// first use; then starts the writer and checkpoint threads. A file that is not an SQLite database, is
-    /// damaged, is another program's, or has a newer schema is refused and left untouched.
+    /// Makes the directory (mode 0700) when missing, and refuses one that is not alertd's alone (`DataDirectory`);
+    /// takes `DIR/alertd.lock` (an exclusive `flock` with this process's pid in it); opens `DIR/alertd.sqlite3`,
+    /// migrating an older schema; makes the instance epoch and `DIR/alertd.mark` on first use; then starts the
+    /// writer and checkpoint threads. A file that is not an SQLite database, is damaged, is another program's, or has
+    /// a newer schema is refused and left untouched, and so is a journal that is gone, in parts, or behind its mark
+    /// (`JournalMark`). A journal that cannot write (a full disk) opens failed: reads go on, writes are refused.
     ///
     /// - Parameters:
     ///   - directory: The data directory.

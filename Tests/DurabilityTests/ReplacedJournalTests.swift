@@ -46,6 +46,21 @@ struct ReplacedJournalTests {
         await server.stop()
     }
 
+    @Test("a write-ahead log deleted while alertd runs: writes get 503 instead of going into the deleted file")
+    func logDeleted() async throws {
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        let directory = scratch.appending("data")
+        let server = DurableAlertd(dataDirectory: directory, arguments: ["--access-log", "off"])
+        try await server.start()
+        #expect(try await server.send("POST", "/v1/alerts", body: #"{"message":"kept"}"#).status == 201)
+        #expect(unlink(directory + "/alertd.sqlite3-wal") == 0)
+        let refused = try await server.send("POST", "/v1/alerts", body: #"{"message":"into a deleted log"}"#)
+        #expect(refused.status == 503 && refused.isProblem, "a create after the log was deleted: \(refused)")
+        #expect(try await server.send("GET", "/healthz").status == 503)
+        await server.stop()
+    }
+
     @Test("a journal file renamed over while alertd runs: writes get 503, /healthz degraded, the log says why")
     func renamedOver() async throws {
         let scratch = try ScratchDirectory()
