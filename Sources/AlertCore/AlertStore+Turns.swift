@@ -101,9 +101,10 @@ extension AlertStore {
         return !due.isEmpty
     }
 
-    /// Whether writes are refused because the journal failed, and why.
+    /// Whether writes are refused because the journal failed (also before any write: one opened on a full disk), and
+    /// why.
     public nonisolated var writeFailure: JournalFailure? {
-        fence?.failure ?? authority?.unavailableReason.map(JournalFailure.init(reason:))
+        fence?.failure ?? journal?.failure ?? authority?.unavailableReason.map(JournalFailure.init(reason:))
     }
 
     /// The change index up to which events may be shown: the last committed one (the current one when memory only).

@@ -11,6 +11,15 @@ public protocol StoreJournal: AnyObject, Sendable {
     ///   - committed: Called once, off the store's executor, after the transaction holding `records` committed
     ///     (`nil`) or failed (the failure). After a failure every later call fails too, without writing.
     func append(_ records: [JournalRecord], committed: @escaping @Sendable (JournalFailure?) -> Void)
+
+    /// The failure that stops the journal taking writes, if one did: a failed commit, or one found before any (a
+    /// journal opened on a full disk). Every `append` then fails.
+    var failure: JournalFailure? { get }
+}
+
+extension StoreJournal {
+    /// A journal that fails only in its commits.
+    public var failure: JournalFailure? { nil }
 }
 
 /// One change the store made, as a journal writes it.

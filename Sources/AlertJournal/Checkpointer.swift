@@ -11,7 +11,8 @@ import Locking
 /// restarts the WAL from its start at the first commit after a checkpoint that copied every frame back; under a
 /// load that never pauses the writer is always a few frames ahead, so once the WAL holds `catchUpFrames` the
 /// checkpointer copies the last frames with commits held off (`gate`), which takes as long as those few frames.
-/// After `idleSeconds` without a commit it runs `TRUNCATE`, which empties the WAL file.
+/// After `idleSeconds` without a commit it runs `TRUNCATE`, which empties the WAL file, and syncs the data dir's
+/// mark (which commits write without a sync of their own).
 final class Checkpointer: Sendable {
     /// The WAL size, in frames, that starts a passive checkpoint (about 4 MB with 4 KB pages).
     static let passiveFrames: Int32 = 1000
@@ -40,8 +41,11 @@ final class Checkpointer: Sendable {
     /// Checkpoints run so far.
     var checkpoints: UInt64 { state.withLock { $0.checkpoints } }
 
+    private let mark: JournalMark
+
     /// Starts the thread, which owns `connection`.
-    init(connection: SQLiteConnection) {
+    init(connection: SQLiteConnection, mark: JournalMark) {
+        self.mark = mark
         let owned = ConnectionBox(connection)
         let thread = Thread { [self] in
             run(owned.connection)
@@ -89,6 +93,7 @@ final class Checkpointer: Sendable {
                     let (log, copied) = checkpoint(connection, SQLITE_CHECKPOINT_TRUNCATE)
                     if log == 0, copied == 0 { state.withLock { $0.frames = 0 } }
                 }
+                mark.sync()
             }
         }
     }

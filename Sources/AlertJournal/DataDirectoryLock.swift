@@ -15,13 +15,25 @@ final class DataDirectoryLock: Sendable {
 
     /// Takes the lock.
     ///
-    /// - Throws: `JournalOpenError` `locked` naming the holder's pid when another open file holds it, or
-    ///   `directory` when the file cannot be created.
+    /// - Throws: `JournalOpenError` `locked` naming the holder's pid when another open file holds it, `untrusted`
+    ///   when the file is a symbolic link or not alertd's own, or `directory` when it cannot be created.
     init(directory: String) throws(JournalOpenError) {
         let path = DataDirectory.lockPath(directory)
-        let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        // Never through a symbolic link, and only a file of alertd's own: the pid is written into it.
+        let descriptor = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else {
-            throw JournalOpenError(.directory, "cannot write in the data directory \(directory): \(DataDirectory.errorText())")
+            if errno == ELOOP { try DataDirectory.checkFile(path, singleName: true) }
+            throw JournalOpenError(.directory, "cannot write \(path): \(DataDirectory.errorText())")
+        }
+        var status = stat()
+        do throws(JournalOpenError) {
+            guard fstat(descriptor, &status) == 0 else {
+                throw JournalOpenError(.directory, "cannot read \(path): \(DataDirectory.errorText())")
+            }
+            try DataDirectory.checkFile(path, status, singleName: true)
+        } catch {
+            close(descriptor)
+            throw error
         }
         guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
             let reason = errno

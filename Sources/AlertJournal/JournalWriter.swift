@@ -7,6 +7,15 @@ import CSQLite
 /// Used by one thread at a time: `SQLiteJournal.open` builds it, then only the writer thread uses it.
 final class JournalWriter {
     let connection: SQLiteConnection
+    /// The database file's path, and the file it named when the journal opened it: a commit checks that the name
+    /// (and that of the write-ahead log) still means that file, so that a journal renamed over or deleted (a backup or a copy written onto it) is
+    /// noticed at the next commit instead of losing every later one at the next start.
+    private let path: String
+    private let identity: FileIdentity?
+    /// The write-ahead log's file as of the first commit (SQLite keeps it while a connection is open).
+    private var logIdentity: FileIdentity?
+    /// The data dir's mark, raised to the change index of each commit before it is acknowledged.
+    let mark: JournalMark
     private let eventHistory: Int
     /// The change index and next sequence as of the last commit; the meta row holds the same.
     private var changeIndex: UInt64
@@ -37,9 +46,14 @@ final class JournalWriter {
     private let trimEvents: SQLiteStatement
     private let updateMeta: SQLiteStatement
 
-    /// Prepares the statements on `connection`, whose file holds `image`.
-    init(connection: SQLiteConnection, image: StoreImage, eventHistory: Int) throws(SQLiteError) {
+    /// Prepares the statements on `connection`, whose file at `path` holds `image`.
+    init(
+        connection: SQLiteConnection, path: String, mark: JournalMark, image: StoreImage, eventHistory: Int
+    ) throws(SQLiteError) {
         self.connection = connection
+        self.path = path
+        self.mark = mark
+        identity = FileIdentity(path: path)
         self.eventHistory = eventHistory
         trimBatch = UInt64(max(1, eventHistory / 8))
         changeIndex = image.changeIndex
@@ -89,7 +103,9 @@ final class JournalWriter {
     }
 
     /// Writes every record of `batch`, in order, in one transaction, with the trimmed event history and the meta
-    /// row; on failure rolls it all back.
+    /// row; on failure rolls it all back. Then raises the mark to the new change index. Fails, after the transaction,
+    /// when the database file's or the log's name no longer means the file the journal writes (what it committed
+    /// would be gone at the next start), or when the mark cannot be written.
     func commit(_ batch: [[JournalRecord]]) throws(JournalFailure) {
         let before = (changeIndex, nextSequence)
         do throws(SQLiteError) {
@@ -117,6 +133,38 @@ final class JournalWriter {
             try? connection.execute("ROLLBACK")
             (changeIndex, nextSequence) = before
             throw JournalFailure(reason: "the journal could not commit: \(error.message)")
+        }
+        let log = FileIdentity(path: path + "-wal")
+        if logIdentity == nil { logIdentity = log }
+        guard FileIdentity(path: path) == identity, log == logIdentity else {
+            throw JournalFailure(reason: "\(path) or its -wal was replaced or removed while alertd ran (another program "
+                + "renamed or deleted it), so what alertd writes would not be there at the next start: it writes "
+                + "nothing more. Stop alertd; put the journal back from a backup (alertd restore) if it is gone")
+        }
+        guard changeIndex == before.0 || mark.record(changeIndex) else {
+            throw JournalFailure(reason: "cannot write the journal's mark \(mark.path): "
+                + DataDirectory.errorText())
+        }
+    }
+
+    /// Why the journal cannot take a commit now, if it cannot: a commit that rewrites the meta row as it is (which
+    /// needs room for the write-ahead log, so a full disk fails it), and, under a page cap (`max_page_count`), no
+    /// page left to grow into. Run once at open, before the first commit, so that `/healthz` tells at once.
+    func probe() -> JournalFailure? {
+        do throws(SQLiteError) {
+            let pages = try connection.integer("PRAGMA page_count") ?? 0
+            let cap = try connection.integer("PRAGMA max_page_count") ?? .max
+            let free = try connection.integer("PRAGMA freelist_count") ?? 0
+            if cap - pages + free <= 0 {
+                throw SQLiteError(code: SQLITE_FULL, message: "database or disk is full (all \(cap) pages used)")
+            }
+            try begin.run()
+            try connection.execute("UPDATE meta SET next_sequence = next_sequence WHERE singleton = 1")
+            try commitStatement.run()
+            return nil
+        } catch {
+            try? connection.execute("ROLLBACK")
+            return JournalFailure(reason: "the journal cannot write: \(error.message)")
         }
     }
 

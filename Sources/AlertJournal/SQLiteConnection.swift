@@ -18,14 +18,20 @@ final class SQLiteConnection {
     ///     umask, and SQLite gives its `-wal` and `-shm` the same mode: it holds secure values and callback
     ///     credentials, and the data dir or a backup's directory may be readable by others.
     ///   - readOnly: Opens it for reading only (a backup being restored), never creating it.
+    ///   Otherwise a `path` that is a symbolic link is refused (`SQLITE_OPEN_NOFOLLOW`): the journal's files are
+    ///   never reached through one.
     /// - Throws: `SQLiteError` when SQLite cannot open it.
-    init(path: String, create: Bool, readOnly: Bool = false) throws(SQLiteError) {
+    ///   - immutable: With `readOnly`, reads the file as one nothing changes (`immutable=1`): no locks, and no `-wal`
+    ///     or `-shm` made beside it; what a `-wal` beside it holds is not read.
+    init(path: String, create: Bool, readOnly: Bool = false, immutable: Bool = false) throws(SQLiteError) {
         _ = Self.configured
         if create, !readOnly { makePrivateFile(path) }
         var handle: OpaquePointer?
         let access = readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0)
-        let flags = access | SQLITE_OPEN_NOMUTEX
-        let code = sqlite3_open_v2(path, &handle, flags, nil)
+        let flags = access | SQLITE_OPEN_NOMUTEX | (readOnly ? 0 : SQLITE_OPEN_NOFOLLOW)
+            | (readOnly && immutable ? SQLITE_OPEN_URI : 0)
+        let name = readOnly && immutable ? "file:\(uriEscaped(path))?immutable=1" : path
+        let code = sqlite3_open_v2(name, &handle, flags, nil)
         guard code == SQLITE_OK else {
             let error = SQLiteError(code: code, connection: handle)
             sqlite3_close_v2(handle)
@@ -86,4 +92,18 @@ final class SQLiteConnection {
 private func makePrivateFile(_ path: String) {
     let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
     if descriptor >= 0 { close(descriptor) }
+}
+
+/// `path` for a `file:` URI: `%`, `?` and `#` percent-encoded (SQLite decodes them).
+private func uriEscaped(_ path: String) -> String {
+    var text = ""
+    for character in path {
+        switch character {
+        case "%": text += "%25"
+        case "?": text += "%3f"
+        case "#": text += "%23"
+        default: text.append(character)
+        }
+    }
+    return text
 }

@@ -10,14 +10,19 @@ extension SQLiteJournal {
     ///
     /// - Parameters:
     ///   - directory: The data directory of the journal to copy.
-    ///   - file: Where the copy goes; replaced if it exists.
-    /// - Throws: `JournalBackupError` when there is no journal in `directory` or the copy cannot be written.
+    ///   - file: Where the copy goes; replaced if it exists. Never inside `directory`, nor one of the journal's
+    ///     files under another name (the rename would replace the running journal, which goes on writing to the
+    ///     file it has open, lost at the next start).
+    /// - Throws: `JournalBackupError` when there is no journal in `directory`, `file` is inside it or is one of its
+    ///   files, or the copy cannot be written.
     public static func backup(directory: String, to file: String) throws(JournalBackupError) {
         let path = DataDirectory.databasePath(directory)
         guard FileManager.default.fileExists(atPath: path) else {
             throw JournalBackupError("there is no alertd journal in \(directory) (no \(path))")
         }
+        try refuseTarget(file, of: directory)
         let partial = "\(file).partial-\(getpid())"
+        removeStalePartials(of: file)
         defer { unlink(partial) }
         do throws(SQLiteError) {
             let source = try SQLiteConnection(path: path, create: false)
@@ -37,6 +42,40 @@ extension SQLiteJournal {
             throw JournalBackupError("cannot write \(file): \(String(cString: strerror(errno)))")
         }
         syncDirectory(of: file)
+    }
+
+    /// Refuses a backup `file` inside the data dir `directory` (however either is spelled: symbolic links and `..`
+    /// resolved) or naming one of its files by another name (a hard link): a backup beside the journal is lost with
+    /// it, and one on the journal's own name replaces the running journal.
+    private static func refuseTarget(_ file: String, of directory: String) throws(JournalBackupError) {
+        let parent = file.lastIndex(of: "/").map { String(file[..<$0]) }.map { $0.isEmpty ? "/" : $0 } ?? "."
+        guard let data = resolvedPath(directory), let folder = resolvedPath(parent) else {
+            throw JournalBackupError("cannot write \(file): \(DataDirectory.errorText())")
+        }
+        if folder == data || folder.hasPrefix(data.hasSuffix("/") ? data : data + "/") {
+            throw JournalBackupError("\(file) is inside the data directory \(directory): write the backup "
+                + "elsewhere (on the journal's own name it would replace the running journal; beside it, it is "
+                + "lost with the journal)")
+        }
+        guard let target = FileIdentity(path: file) else { return }
+        let files = DataDirectory.journalPaths(directory)
+            + [DataDirectory.lockPath(directory), JournalMark.path(directory)]
+        if let same = files.first(where: { FileIdentity(path: $0) == target }) {
+            throw JournalBackupError("\(file) is \(same) under another name (a link): write the backup elsewhere")
+        }
+    }
+
+    /// Removes the `FILE.partial-PID` copies (and their rollback journals) that a backup to `file` killed before it
+    /// finished left beside it: they hold secure values. Only those of processes that no longer run.
+    private static func removeStalePartials(of file: String) {
+        let slash = file.lastIndex(of: "/")
+        let folder = slash.map { String(file[..<$0]) }.map { $0.isEmpty ? "/" : $0 } ?? "."
+        let prefix = (slash.map { String(file[file.index(after: $0)...]) } ?? file) + ".partial-"
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [] where name.hasPrefix(prefix) {
+            let pid = name.dropFirst(prefix.count).prefix { $0.isNumber }
+            guard let pid = Int32(pid), kill(pid, 0) != 0, errno == ESRCH else { continue }
+            unlink(folder + "/" + name)
+        }
     }
 
     /// How far `restore` moves the change index on: more events than the alertd the backup was taken from can have
@@ -60,7 +99,8 @@ extension SQLiteJournal {
     ///
     /// Refuses a data dir in use by a running alertd or already holding a journal (move it away first), and a file
     /// that is not an alertd journal, is newer than this alertd, or fails `PRAGMA quick_check`. The copy is written
-    /// beside the journal's path and renamed into place once complete; `backup` is only read.
+    /// beside the journal's path and renamed into place once complete, after the data dir's mark was written to
+    /// name it; what an interrupted restore left there is removed first; `backup` is only read.
     ///
     /// - Parameters:
     ///   - backup: The backup file.
@@ -77,21 +117,22 @@ extension SQLiteJournal {
         }
         defer { lock.release() }
         let path = DataDirectory.databasePath(directory)
-        for file in [path, path + "-wal", path + "-shm"] where FileManager.default.fileExists(atPath: file) {
+        // With the lock held, what a `.restoring-` file names is a restore that no longer runs.
+        for leftover in restoreLeftovers(in: directory) { unlink(directory + "/" + leftover) }
+        for file in DataDirectory.journalPaths(directory) where FileManager.default.fileExists(atPath: file) {
             throw JournalBackupError("\(directory) already holds a journal (\(file)); restore into a data dir without "
                 + "one: move alertd.sqlite3 and its -wal and -shm away first")
         }
         guard FileManager.default.fileExists(atPath: backup) else { throw JournalBackupError("no such file: \(backup)") }
-        // Reading a backup in WAL mode makes its `-wal` and `-shm`, which a read-only connection leaves behind.
-        let made = [backup + "-wal", backup + "-shm"].filter { !FileManager.default.fileExists(atPath: $0) }
         let partial = "\(path).restoring-\(getpid())"
-        defer {
-            unlink(partial)
-            for file in made { unlink(file) }
-        }
+        defer { unlink(partial) }
         let restored: Restored
+        let epoch: String
         do throws(SQLiteError) {
-            let source = try SQLiteConnection(path: backup, create: false, readOnly: true)
+            // A backup without a `-wal` beside it is read as immutable: a read-only connection to a WAL-mode file
+            // would make a `-wal` and `-shm` beside it, left there if the restore is killed.
+            let immutable = !FileManager.default.fileExists(atPath: backup + "-wal")
+            let source = try SQLiteConnection(path: backup, create: false, readOnly: true, immutable: immutable)
             let version = try checkBackup(source, backup)
             unlink(partial)
             let copy = try SQLiteConnection(path: partial, create: true)
@@ -100,7 +141,8 @@ extension SQLiteJournal {
             try JournalSchema.migrate(copy, from: version)
             let before = UInt64(bitPattern: try copy.integer("SELECT change_index FROM meta") ?? 0)
             let update = try copy.prepare("UPDATE meta SET epoch = ?, change_index = ?")
-            update.bind(JournalSchema.newEpoch(), at: 1)
+            epoch = JournalSchema.newEpoch()
+            update.bind(epoch, at: 1)
             update.bind(Int64(bitPattern: before &+ restoreIndexStep), at: 2)
             try copy.execute("BEGIN IMMEDIATE")
             try update.run()
@@ -117,11 +159,24 @@ extension SQLiteJournal {
         } catch {
             throw JournalBackupError("cannot restore \(backup) into \(directory): \(error.message)")
         }
+        // The mark first: until the rename a start finds the mark without its journal and refuses; after it, both.
+        do {
+            try JournalMark.write(.init(epoch: epoch, changeIndex: restored.restoredIndex), in: directory)
+        } catch {
+            throw JournalBackupError(error.description)
+        }
         guard rename(partial, path) == 0 else {
             throw JournalBackupError("cannot write \(path): \(String(cString: strerror(errno)))")
         }
         syncDirectory(of: path)
         return restored
+    }
+
+    /// The names in `directory` that an interrupted `restore` left: its copy and the files SQLite kept beside it.
+    static func restoreLeftovers(in directory: String) -> [String] {
+        let prefix = "alertd.sqlite3.restoring-"
+        return ((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []).filter { $0.hasPrefix(prefix) }
+            .sorted()
     }
 
     /// Copies `source` into `copy` with SQLite's backup API, in one step: a consistent snapshot of `source`'s last
@@ -164,9 +219,5 @@ extension SQLiteJournal {
 
 /// Flushes the directory holding `file`, so that its new name survives a power loss.
 private func syncDirectory(of file: String) {
-    let directory = file.lastIndex(of: "/").map { String(file[..<$0]) } ?? "."
-    let descriptor = open(directory.isEmpty ? "/" : directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-    guard descriptor >= 0 else { return }
-    fsync(descriptor)
-    close(descriptor)
+    DataDirectory.sync(file.lastIndex(of: "/").map { String(file[..<$0]) } ?? ".")
 }

@@ -9,10 +9,12 @@ extension SQLiteJournal {
 
     /// Opens the journal in `directory`, creating both when new, and reads back what it holds.
     ///
-    /// Makes the directory (mode 0700) when missing; takes `DIR/alertd.lock` (an exclusive `flock` with this
-    /// process's pid in it); opens `DIR/alertd.sqlite3`, migrating an older schema; makes the instance epoch on
-    /// first use; then starts the writer and checkpoint threads. A file that is not an SQLite database, is
-    /// damaged, is another program's, or has a newer schema is refused and left untouched.
+    /// Makes the directory (mode 0700) when missing, and refuses one that is not alertd's alone (`DataDirectory`);
+    /// takes `DIR/alertd.lock` (an exclusive `flock` with this process's pid in it); opens `DIR/alertd.sqlite3`,
+    /// migrating an older schema; makes the instance epoch and `DIR/alertd.mark` on first use; then starts the
+    /// writer and checkpoint threads. A file that is not an SQLite database, is damaged, is another program's, or has
+    /// a newer schema is refused and left untouched, and so is a journal that is gone, in parts, or behind its mark
+    /// (`JournalMark`). A journal that cannot write (a full disk) opens failed: reads go on, writes are refused.
     ///
     /// - Parameters:
     ///   - directory: The data directory.
@@ -28,8 +30,11 @@ extension SQLiteJournal {
         try DataDirectory.prepare(directory)
         let lock = try DataDirectoryLock(directory: directory)
         let path = DataDirectory.databasePath(directory)
-        let opening = OpeningFile(path: path, directory: directory)
-        let connection = try opening.connect()
+        for file in DataDirectory.journalPaths(directory) { try DataDirectory.checkFile(file) }
+        try DataDirectory.checkFile(JournalMark.path(directory), singleName: true)
+        let mark = try JournalMark.read(directory)
+        let opening = OpeningFile(path: path, directory: directory, mark: mark)
+        let connection = try opening.connect(create: try opening.isNew())
         let version = try opening.check(connection)
         try opening.configure(connection, maxPageCount: maxPageCount ?? environmentMaxPageCount())
         try opening.run { () throws(SQLiteError) in try JournalSchema.migrate(connection, from: version) }
@@ -42,14 +47,23 @@ extension SQLiteJournal {
             case .decoding(let error): throw opening.damaged(error.description)
             }
         }
-        let writer = try opening.run { () throws(SQLiteError) in
-            try JournalWriter(connection: connection, image: image, eventHistory: eventHistory)
+        if mark?.epoch != image.epoch {
+            try JournalMark.write(.init(epoch: image.epoch, changeIndex: image.changeIndex), in: directory)
         }
-        let reader = try opening.connect()
+        let markFile = try JournalMark(directory: directory, epoch: image.epoch)
+        let writer = try opening.run { () throws(SQLiteError) in
+            try JournalWriter(connection: connection, path: path, mark: markFile, image: image,
+                              eventHistory: eventHistory)
+        }
+        CSQLite_checkpoint_on_close(connection.handle, 1)
+        let unwritable = writer.probe()
+        let reader = try opening.connect(create: false)
         // A connection opens the WAL at its first read; until then it cannot checkpoint it.
         _ = try opening.run { () throws(SQLiteError) in try reader.integer("SELECT count(*) FROM sqlite_schema") }
-        let checkpointer = Checkpointer(connection: reader)
-        return (SQLiteJournal(directory: directory, writer: writer, checkpointer: checkpointer, lock: lock), image)
+        let checkpointer = Checkpointer(connection: reader, mark: markFile)
+        let journal = SQLiteJournal(directory: directory, writer: writer, checkpointer: checkpointer, lock: lock)
+        if let unwritable { journal.fail(unwritable) }
+        return (journal, image)
     }
 
     /// `ALERTD_SQLITE_MAX_PAGE_COUNT` as a positive number, if set.
@@ -62,18 +76,67 @@ extension SQLiteJournal {
 private struct OpeningFile {
     let path: String
     let directory: String
+    /// What `DIR/alertd.mark` says, when the data dir has one: it held this journal, committed this far.
+    let mark: JournalMark.Contents?
 
-    func connect() throws(JournalOpenError) -> SQLiteConnection {
-        try run { () throws(SQLiteError) in try SQLiteConnection(path: path, create: true) }
+    /// Opens the file, creating it when `create`. The connection does not checkpoint when closed (until `open`
+    /// turns that back on), so that a journal refused here keeps its write-ahead log as it found it.
+    func connect(create: Bool) throws(JournalOpenError) -> SQLiteConnection {
+        let connection = try run { () throws(SQLiteError) in try SQLiteConnection(path: path, create: create) }
+        CSQLite_checkpoint_on_close(connection.handle, 0)
+        return connection
+    }
+
+    /// Whether the data dir holds no journal and never did, so that a new one is made: no database file, no log
+    /// beside it, and no mark. A database file that is gone or empty while its log or mark is there is refused, as
+    /// is what an interrupted `alertd restore` left.
+    func isNew() throws(JournalOpenError) -> Bool {
+        if let leftover = SQLiteJournal.restoreLeftovers(in: directory).first {
+            throw JournalOpenError(.incomplete, "\(directory)/\(leftover) is what an interrupted alertd restore left; "
+                + "alertd does not start on it: run alertd restore again (it removes what the interrupted one left), "
+                + "or remove it")
+        }
+        var status = stat()
+        let database = lstat(path, &status) == 0 ? status : nil
+        let logs = [path + "-wal", path + "-shm"]
+        if database == nil, let log = logs.first(where: { lstat($0, &status) == 0 }) {
+            throw JournalOpenError(.incomplete, "\(log) is there without its database \(path); alertd leaves it "
+                + "untouched and does not start a new journal over it: put the database back, restore a backup "
+                + "(alertd restore, after moving \(log) away), or, to start with no alerts, move \(log) away")
+        }
+        if let database, database.st_size > 0 { return false }
+        let missing = database == nil ? "missing" : "empty (0 bytes)"
+        if let mark {
+            throw JournalOpenError(.incomplete, "\(path) is \(missing), but this data dir held a journal (committed to "
+                + "change index \(mark.changeIndex), says \(JournalMark.path(directory))): alertd does not start "
+                + "empty over it. Put the journal back, or restore a backup (alertd restore"
+                + (database == nil ? "" : ", after moving the empty file away")
+                + "); to start with no alerts on purpose, remove \(JournalMark.path(directory))"
+                + (database == nil ? "" : " and the empty file"))
+        }
+        guard database == nil else {
+            throw JournalOpenError(.incomplete, "\(path) is empty (0 bytes): alertd does not take it for a new journal. "
+                + "Restore a backup (alertd restore, after moving the empty file away), or, if this data dir never "
+                + "held alerts (a first start that was cut short), remove it")
+        }
+        return true
     }
 
     /// Reads the header (which fails on a file that is not a database) and refuses a file that is not the
-    /// journal or is newer; returns its schema version. Writes nothing.
+    /// journal or is newer, and a journal that is not the one the data dir's mark names or ends before it;
+    /// returns its schema version. Writes nothing.
     func check(_ connection: SQLiteConnection) throws(JournalOpenError) -> Int {
         switch try run({ () throws(SQLiteError) in try JournalSchema.contents(of: connection) }) {
         case .fresh:
+            if let mark {
+                throw JournalOpenError(.incomplete, "\(path) holds no journal, but this data dir held one (committed "
+                    + "to change index \(mark.changeIndex), says \(JournalMark.path(directory))): alertd does not "
+                    + "start empty over it. Restore a backup (alertd restore, after moving \(path) away); to start "
+                    + "with no alerts on purpose, remove \(JournalMark.path(directory)) and \(path)")
+            }
             return 0
         case .journal(let version):
+            try checkMark(connection)
             return version
         case .foreign:
             throw JournalOpenError(
@@ -88,7 +151,33 @@ private struct OpeningFile {
         }
     }
 
-    /// WAL mode, full syncs, no automatic checkpoints (the checkpointer runs them), a WAL file cut back to 32 MiB: above
+    /// Refuses a journal that is not the one the mark names, or whose last commit is before the mark's: SQLite
+    /// read less than was committed (a damaged frame in the write-ahead log ends it; a file put back from a copy).
+    private func checkMark(_ connection: SQLiteConnection) throws(JournalOpenError) {
+        guard let mark else { return }
+        let (epoch, index) = try run { () throws(SQLiteError) in
+            let meta = try connection.prepare("SELECT epoch, change_index FROM meta WHERE singleton = 1")
+            guard try meta.step() else { return (nil as String?, 0 as UInt64) }
+            return (meta.text(at: 0), UInt64(bitPattern: meta.int64(at: 1)))
+        }
+        guard epoch == mark.epoch else {
+            throw JournalOpenError(.incomplete, "\(path) is not the journal this data dir held (its instance is "
+                + "\(epoch ?? "missing"), \(JournalMark.path(directory)) names \(mark.epoch)): alertd leaves both "
+                + "untouched. To make a backup the journal, use alertd restore; if this file is the one to run on, "
+                + "remove \(JournalMark.path(directory))")
+        }
+        guard index >= mark.changeIndex else {
+            throw JournalOpenError(.behind(found: index, marked: mark.changeIndex), "\(path) ends at change index "
+                + "\(index), but commits up to \(mark.changeIndex) were acknowledged (says "
+                + "\(JournalMark.path(directory))): SQLite read less than was written, most likely a damaged frame "
+                + "in \(path)-wal, and every commit after it is missing. alertd leaves the files untouched and does "
+                + "not start: restore a backup (alertd restore); to run on what is left anyway, accepting that "
+                + "event ids after \(index) are handed out again, remove \(JournalMark.path(directory))")
+        }
+    }
+
+    /// WAL mode, full syncs, deleted content overwritten with zeros (`secure_delete`: a dropped alert's secure values
+    /// do not stay in the file's free space, nor in a backup copied from it), no automatic checkpoints (the checkpointer runs them), a WAL file cut back to 32 MiB: above
     /// the ~16 MB the WAL cycles through under load, so that commits write over blocks the file has (DESIGN.md).
     func configure(_ connection: SQLiteConnection, maxPageCount: Int?) throws(JournalOpenError) {
         try run { () throws(SQLiteError) in
@@ -97,6 +186,7 @@ private struct OpeningFile {
                 throw SQLiteError(code: SQLITE_ERROR, message: "cannot use WAL mode (journal mode \(mode ?? "none"))")
             }
             try connection.execute("""
+                PRAGMA secure_delete = ON;
                 PRAGMA synchronous = FULL;
                 PRAGMA wal_autocheckpoint = 0;
                 PRAGMA journal_size_limit = 33554432;
@@ -121,7 +211,10 @@ private struct OpeningFile {
         if error.isCorruption { return damaged(error.message) }
         switch error.primaryCode {
         case SQLITE_CANTOPEN, SQLITE_READONLY, SQLITE_PERM:
-            return JournalOpenError(.directory, "cannot open \(path) for writing: \(error.message)")
+            var status = stat()
+            let file = stat(path, &status) == 0 ? "it is \(DataDirectory.describe(status))" : "it cannot be made"
+            return JournalOpenError(.directory, "cannot open \(path) for writing: \(error.message) (\(file); alertd "
+                + "runs as \(DataDirectory.user(geteuid())))")
         default:
             return JournalOpenError(.failed, "cannot open the journal \(path): \(error.message)")
         }

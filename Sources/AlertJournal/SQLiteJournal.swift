@@ -68,9 +68,16 @@ public final class SQLiteJournal: StoreJournal {
     }
 
     /// Calls `observer` once, on the writer thread, when a commit fails and the journal stops taking writes (for
-    /// the log: the failed requests' `503`s and `/healthz` say so too). A later call replaces the observer.
+    /// the log: the failed requests' `503`s and `/healthz` say so too); at once, on the caller's thread, when the
+    /// journal failed already (opened where it cannot write). A later call replaces the observer.
     public func observeFailure(_ observer: @escaping @Sendable (JournalFailure) -> Void) {
         failureObserver.withLock { $0 = Callback(observer) }
+        if let failure = queue.failure { observer(failure) }
+    }
+
+    /// Stops the journal taking writes, with `failure`, before any commit.
+    func fail(_ failure: JournalFailure) {
+        queue.fail(failure)
     }
 
     /// Commits what is queued, stops the threads, truncates the WAL, closes the file and releases the data
@@ -129,9 +136,10 @@ final class WriterBox: @unchecked Sendable {
         self.writer = writer
     }
 
-    /// Empties the WAL into the database file and closes the connection.
+    /// Empties the WAL into the database file, closes the connection and syncs and closes the mark.
     func finish() {
         try? writer?.connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        writer?.mark.close()
         writer = nil
     }
 }

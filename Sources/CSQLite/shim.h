@@ -18,4 +18,10 @@ static inline int CSQLite_disable_memory_statistics(void) {
     return sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
 }
 
+/// Whether closing the last connection to a WAL database checkpoints it and deletes the log (on: `off` 0): off while
+/// a journal is checked at open, so that a refused one keeps its log as it was. (sqlite3_db_config is variadic.)
+static inline int CSQLite_checkpoint_on_close(sqlite3 *db, int on) {
+    return sqlite3_db_config(db, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, on ? 0 : 1, (int *)0);
+}
+
 #endif

@@ -16,7 +16,8 @@ enum JournalFileCommand {
             """
             usage: alertd backup --data-dir DIR FILE
               Copies the journal in DIR (ALERTD_DATA_DIR when --data-dir is not given) to FILE, replacing it, while
-              alertd may be running. FILE is made 0600: it holds secure values. Restore it with alertd restore.
+              alertd may be running. FILE is made 0600: it holds secure values, and must be outside DIR. Restore it
+              with alertd restore.
 
             """
         case .restore:

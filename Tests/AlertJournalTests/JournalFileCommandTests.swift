@@ -85,4 +85,54 @@ struct JournalFileCommandTests {
         #expect(await usage.wait(timeout: TestTime.bound(20)) == 64)
         #expect(usage.standardError.contains("usage: alertd backup --data-dir DIR FILE"))
     }
+
+    @Test func aKilledRestoreLeavesNothingBesideTheBackupAndItsCopyIsRefusedThenCleared() async throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let data = directory.file("data")
+        let (journal, _) = try await open(data)
+        // Big enough that the restore's copy takes a while.
+        let message = String(repeating: "m", count: 2000)
+        for batch in 0..<10 {
+            let records = (UInt64(1)...2000).map { number in
+                let sequence = UInt64(batch) * 2000 + number
+                return JournalRecord.created(plainAlert(sequence, message: message), event: sequence, idempotency: nil)
+            }
+            #expect(await journal.commit(records) == nil)
+        }
+        let backups = directory.file("backups")
+        try FileManager.default.createDirectory(atPath: backups, withIntermediateDirectories: false)
+        let file = backups + "/backup.sqlite3"
+        try SQLiteJournal.backup(directory: data, to: file)
+        journal.close()
+
+        let target = directory.file("target")
+        let restore = try ChildProcess(Self.alertd, ["restore", "--data-dir", target, file])
+        let deadline = ContinuousClock.now + .seconds(TestTime.bound(20))
+        var copying = false
+        while !copying, restore.isRunning, ContinuousClock.now < deadline {
+            copying = restoring(target).isEmpty == false
+            if !copying { try await Task.sleep(for: .milliseconds(1)) }
+        }
+        restore.send(SIGKILL)
+        _ = await restore.wait(timeout: TestTime.bound(10))
+        try #require(copying, "the restore finished before its copy was seen: \(restore.standardError)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: backups) == ["backup.sqlite3"],
+                "a killed restore leaves files beside the backup")
+
+        let error = await openError(target)
+        #expect(error?.reason == .incomplete && error?.description.contains("interrupted alertd restore") == true,
+                "\(String(describing: error))")
+        let again = try ChildProcess(Self.alertd, ["restore", "--data-dir", target, file])
+        #expect(await again.wait(timeout: TestTime.bound(60)) == 0, "\(again.standardError)")
+        #expect(restoring(target).isEmpty)
+        #expect(try await image(target).alerts.count == 20000)
+    }
+
+    /// The names in `directory` of a restore's copy.
+    private func restoring(_ directory: String) -> [String] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []).filter {
+            $0.hasPrefix("alertd.sqlite3.restoring-")
+        }
+    }
 }

@@ -98,6 +98,8 @@ struct OpenErrorTests {
         let error = await openError(data)
         #expect(error?.reason == .directory)
         #expect(error?.description.contains("cannot write in the data directory") == true)
+        #expect(error?.description.contains("owned by uid \(getuid())") == true, "\(error!)")
+        #expect(error?.description.contains("alertd runs as uid \(getuid())") == true, "\(error!)")
     }
 
     @Test func aMissingDataDirIsCreatedWithItsParents() async throws {

@@ -5,7 +5,8 @@ import Testing
 
 /// A commit that fails for lack of space (SQLite's page cap, `ALERTD_SQLITE_MAX_PAGE_COUNT`, stands in for a full
 /// disk): its requests get `503`, never a 2xx; alertd takes no more writes, serves reads, and `/healthz` says it is
-/// degraded, and the log has one error line that says why. After a restart with room, everything acknowledged is there.
+/// degraded, and the log has one error line that says why; started again while still full, it is degraded before any
+/// write. After a restart with room, everything acknowledged is there.
 @Suite("Full disk: 503 for writes, reads go on, degraded health")
 struct FullDiskTests {
     @Test("creates until the journal is full: then 503 for every write, reads answered, /healthz degraded")
@@ -49,6 +50,16 @@ struct FullDiskTests {
         }
         let failures = capped.standardErrorTail.components(separatedBy: "the journal failed").count - 1
         #expect(failures == 1, "one error line for the failure, not one per refused write: \(capped.standardErrorTail)")
+        await capped.stop()
+
+        // Started again on the full journal: degraded from the start, not only once the first write fails.
+        try await capped.start()
+        let restarted = try await capped.send("GET", "/healthz")
+        #expect(restarted.status == 503 && restarted.json["status"]?.stringValue == "degraded",
+                "/healthz after a restart on the full journal, before any write: \(restarted)")
+        #expect(try await capped.send("GET", "/v1/alerts/\(first)").status == 200, "reads go on")
+        expectUnavailable(try await capped.send("POST", "/v1/alerts", body: #"{"message":"still full"}"#),
+                          "a create after the restart")
         await capped.stop()
 
         // With room again: every acknowledged alert is there, pending (the refused answer changed nothing).

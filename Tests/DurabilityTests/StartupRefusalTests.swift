@@ -6,7 +6,8 @@ import Testing
 import Glibc
 #endif
 
-/// A data dir alertd cannot use safely: it refuses to start, says why, exits non-zero, and leaves the file as it was.
+/// A data dir alertd cannot use safely (held, damaged, newer, unwritable, or not alertd's alone): it refuses to start,
+/// says why, exits non-zero, and leaves the files as they were.
 @Suite("Start-up refusals: a held, damaged, newer or unwritable data dir")
 struct StartupRefusalTests {
     @Test("a data dir held by a running alertd: the second refuses and names the holder's pid")
@@ -111,5 +112,29 @@ struct StartupRefusalTests {
         let outcome = try #require(refusal)
         #expect(outcome.refused, "\(outcome)")
         #expect(outcome.standardError.contains(directory), "the message does not name \(directory): \(outcome)")
+        #expect(outcome.standardError.contains("owned by uid \(getuid())")
+                    && outcome.standardError.contains("alertd runs as uid \(getuid())"),
+                "the message does not name the owner and the user alertd runs as: \(outcome)")
+    }
+
+    @Test("a data dir others can write in, or a lock file that is a symbolic link: refused, the link's target kept")
+    func untrustedDataDir() async throws {
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        let directory = scratch.appending("data")
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        #expect(chmod(directory, 0o777) == 0)
+        let open = try await AlertdRefusal(dataDirectory: directory)
+        #expect(open.refused && open.standardError.contains("can be written by others"), "\(open)")
+        #expect(!FileManager.default.fileExists(atPath: directory + "/alertd.sqlite3"), "alertd made its journal")
+
+        #expect(chmod(directory, 0o700) == 0)
+        let victim = scratch.appending("victim")
+        let contents = Data("a file the lock's link points to\n".utf8)
+        try contents.write(to: URL(fileURLWithPath: victim))
+        #expect(symlink(victim, directory + "/alertd.lock") == 0)
+        let linked = try await AlertdRefusal(dataDirectory: directory)
+        #expect(linked.refused && linked.standardError.contains("alertd.lock is a symbolic link"), "\(linked)")
+        #expect(FileManager.default.contents(atPath: victim) == contents, "alertd wrote through the link")
     }
 }

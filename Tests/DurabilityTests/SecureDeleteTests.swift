@@ -1,0 +1,44 @@
+import Foundation
+import HTTPTestSupport
+import JSON
+import Testing
+
+/// A dropped alert's secure values leave the journal's bytes: SQLite overwrites deleted content (`secure_delete`),
+/// so neither `alertd.sqlite3` nor a backup taken after holds them once the alert and its events are gone.
+@Suite("Secure values after their deletion")
+struct SecureDeleteTests {
+    @Test("with --retention 0, an answered secure value is in neither the journal's file nor a backup once dropped")
+    func secureValueGone() async throws {
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        let directory = scratch.appending("data")
+        // A short event history, so that the answer's event (which shows the alert) leaves it after a few more.
+        let server = DurableAlertd(dataDirectory: directory,
+                                   arguments: ["--access-log", "off", "--retention", "0", "--event-history", "8"])
+        try await server.start()
+        let secret = "sekrit-\(UUID().uuidString)"
+        let created = try await server.send("POST", "/v1/alerts", body:
+            #"{"title":"Password","buttons":["Cancel","OK"],"fields":[{"placeholder":"pw","secure":true}]}"#)
+        let id = try #require(created.json["id"]?.stringValue, "\(created)")
+        let answered = try await server.send("POST", "/v1/alerts/\(id)/response",
+                                             body: #"{"button":"OK","values":["\#(secret)"]}"#)
+        try #require(answered.status == 200, "\(answered)")
+        for number in 1...40 {
+            let more = try await server.send("POST", "/v1/alerts", body: #"{"message":"later \#(number)"}"#)
+            try #require(more.status == 201, "\(more)")
+        }
+        try await eventually("the answered alert dropped", within: 10) {
+            try await server.send("GET", "/v1/alerts/\(id)").status == 404
+        }
+        let backup = scratch.appending("backup.sqlite3")
+        let copy = try ChildProcess(BuiltProduct.path("alertd"), ["backup", "--data-dir", directory, backup])
+        #expect(await copy.wait(timeout: TestTime.bound(20)) == 0, "\(copy.standardError)")
+        #expect(await server.stop() == 0)
+
+        let needle = Data(secret.utf8)
+        for file in [directory + "/alertd.sqlite3", directory + "/alertd.sqlite3-wal", backup] {
+            let bytes = FileManager.default.contents(atPath: file) ?? Data()
+            #expect(bytes.range(of: needle) == nil, "\(file) still holds the secure value")
+        }
+    }
+}
