@@ -5,9 +5,20 @@ import MicroHTTP
 
 /// The parameters of `GET /v1/alerts`.
 struct ListRequest: Sendable {
+    /// What the store is asked for: one alert more than the page shows, to tell whether another page follows.
     var query: ListQuery
     var index: UInt64?
     var wait: Duration
+
+    init(query: ListQuery, index: UInt64?, wait: Duration) {
+        self.query = query
+        self.query.limit += 1
+        self.index = index
+        self.wait = wait
+    }
+
+    /// Most alerts the page shows (`limit`).
+    var limit: Int { query.limit - 1 }
 }
 
 /// What a read of one alert shows: the alert (`/v1/alerts/{id}`) or its result (`/v1/alerts/{id}/response`).
@@ -25,7 +36,7 @@ extension APIHandler {
         let query = route.query
         let list = ListRequest(
             query: ListQuery(state: try query.state(), presenter: try query.presenter(), owner: route.caller.ownerFilter,
-                             limit: try query.integer("limit", in: 1...1000) ?? 100),
+                             limit: try query.integer("limit", in: 1...1000) ?? 100, after: try query.uint64("after")),
             index: try query.index(),
             wait: try query.wait()
         )
@@ -117,19 +128,24 @@ extension APIHandler {
 
     /// Lists at once, once what the page shows is durable.
     func list(_ request: ListRequest) -> HTTPReply {
-        onStore({ store in store.visibleList(request.query) }, then: Self.listResponse)
+        let limit = request.limit
+        return onStore({ store in store.visibleList(request.query) }) { Self.listResponse($0, limit: limit) }
     }
 
-    static func listResponse(_ page: AlertPage) -> HTTPResponse {
-        var writer = JSONWriter()
-        writer.beginObject()
-        writer.key("index"); writer.write(Int64(clamping: page.index))
-        writer.key("alerts")
-        writer.beginArray()
-        for alert in page.alerts { writer.write(alert, redactingSecrets: true) }
-        writer.endArray()
-        writer.endObject()
-        var response = HTTPResponse.json(200, writer.bytes)
+    /// Most bytes of alerts one answer holds (a page of `GET /v1/alerts`, a long-poll of `/v1/events`): a page
+    /// that would hold more ends before the alert that would pass it (never before the first), with `next`.
+    static let pageBytes = 1 << 20
+
+    /// The page's first `limit` alerts that fit in `pageBytes`; `next` (the last one's sequence number, for `after`)
+    /// when the store had more after them.
+    static func listResponse(_ page: AlertPage, limit: Int) -> HTTPResponse {
+        let (alerts, shown) = JSONWriter.array(page.alerts.prefix(limit), within: pageBytes) {
+            $0.write($1, redactingSecrets: true)
+        }
+        var body = Array(#"{"index":\#(Int64(clamping: page.index)),"alerts":"#.utf8) + alerts
+        if shown < page.alerts.count { body += Array(#","next":\#(page.alerts[shown - 1].sequence)"#.utf8) }
+        body.append(UInt8(ascii: "}"))
+        var response = HTTPResponse.json(200, body)
         response.headers.add("X-Alertd-Index", String(page.index))
         return response
     }

@@ -83,15 +83,13 @@ extension APIHandler {
             // Cancelled (the client hung up): answer now. The store's waits return at once in a
             // cancelled task, so waiting on would spin until the deadline, holding the wait slot.
             if !batch.events.isEmpty || remaining <= .zero || Task.isCancelled {
-                var writer = JSONWriter()
-                writer.beginArray()
-                for event in batch.events { writer.write(event) }
-                writer.endArray()
-                // A full batch may have left events unread: resume from its last one, not the index the caller
-                // sees (the store's, or a producer's own newest event's).
-                let full = batch.events.count == Self.longPollBatch
-                let index = full ? batch.events[batch.events.count - 1].index : max(cursor, batch.visible)
-                var response = HTTPResponse.json(200, writer.bytes)
+                // At most `pageBytes` of events (never none): the answer ends before the event that would pass them.
+                let (body, shown) = JSONWriter.array(batch.events, within: Self.pageBytes) { $0.write($1) }
+                // A full batch, or one cut short, may have left events unread: resume from its last one, not the
+                // index the caller sees (the store's, or a producer's own newest event's).
+                let full = batch.events.count == Self.longPollBatch || shown < batch.events.count
+                let index = full ? batch.events[shown - 1].index : max(cursor, batch.visible)
+                var response = HTTPResponse.json(200, body)
                 response.headers.add("X-Alertd-Index", String(index))
                 return response
             }

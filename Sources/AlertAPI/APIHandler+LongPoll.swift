@@ -37,7 +37,7 @@ extension APIHandler {
     func whenChanged(_ request: ListRequest, index: UInt64) -> HTTPReply {
         let store = self.store
         let query = request.query
-        let wait = request.wait
+        let (wait, limit) = (request.wait, request.limit)
         return .suspended { responder in
             let wake: @Sendable (WaitOutcome) -> Void = { outcome in
                 switch outcome {
@@ -48,7 +48,7 @@ extension APIHandler {
                 // Read once everything it may show is durable, like any list.
                 store.perform({ store in store.visibleList(query) }) { outcome, failure in
                     let response = failure.map { Problem($0).response }
-                        ?? Self.listResponse(outcome.get())
+                        ?? Self.listResponse(outcome.get(), limit: limit)
                     responder.respond(.response(response))
                 }
             }

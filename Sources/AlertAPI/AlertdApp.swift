@@ -62,7 +62,8 @@ public final class AlertdApp: Sendable {
         let metrics = Metrics()
         // Webhook connections get descriptors of their own, which serving leaves free.
         let outbound = WebhookSender.connectionLimit(fileLimit: FileLimit.hard)
-        let sender = WebhookSender(store: store, metrics: metrics, log: log, connections: outbound)
+        let sender = WebhookSender(store: store, metrics: metrics, log: log, policy: configuration.webhooks,
+                                   connections: outbound)
         webhooks = sender
         relay.connect(sender)
         if let journal, let directory = configuration.dataDirectory {

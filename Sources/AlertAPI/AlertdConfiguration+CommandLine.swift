@@ -127,7 +127,7 @@ extension AlertdConfiguration {
                help: "seconds between keep-alive comments on idle event streams (default 15)",
                apply: integer(1...3600) { $0.eventKeepAlive = .seconds($1) }),
         Option(flag: "--webhook-allow", environment: "ALERTD_WEBHOOK_ALLOW",
-               help: "callback destinations: hosts and IPv4 CIDRs, comma-separated (default loopback)") {
+               help: "callback destinations: external, private, loopback, *, names, CIDRs (default external)") {
             guard let policy = WebhookPolicy(list: $1) else { return false }
             $0.webhooks = policy
             return true

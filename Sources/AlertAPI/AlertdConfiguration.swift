@@ -13,8 +13,8 @@ public struct AlertdConfiguration: Sendable {
     public var eventKeepAlive: Duration = .seconds(15)
     /// Most waiting requests (long-polls, event streams) one client address may hold; 0: no limit.
     public var waitsPerClient = 512
-    /// Which callback URLs producers may give.
-    public var webhooks = WebhookPolicy.loopback
+    /// Which callback destinations producers may give, and deliveries may connect to (default: public addresses).
+    public var webhooks = WebhookPolicy.external
     /// Whether each request is logged (as JSON, on standard error).
     public var logRequests = true
     /// Where structured logs go: a file descriptor, or nil for none (tests).

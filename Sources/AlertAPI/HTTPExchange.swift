@@ -7,6 +7,9 @@ import Glibc
 
 /// One POST to an `http://` callback over a socket of its own: connect, send, read the answer's status line, close.
 ///
+/// Each address the host resolves to is checked against the allow list (`WebhookPolicy.admits`) just before a socket
+/// connects to it: the address connected to is the one checked, so a name cannot resolve around the list.
+///
 /// It never asks for compression (`Accept-Encoding: identity`), reads at most `headLimit` bytes of the answer and
 /// never its body, and every step waits at most until `deadline`. `run` blocks: call it on a thread of its own;
 /// `cancel` (from any thread) ends it early.
@@ -15,6 +18,8 @@ final class HTTPExchange: Sendable {
     enum Failure: Error, Equatable {
         case timedOut
         case cancelled
+        /// The host's addresses are none that the allow list admits.
+        case refused
         case failed(String)
     }
 
@@ -22,6 +27,7 @@ final class HTTPExchange: Sendable {
     static let headLimit = 4096
 
     private let url: CallbackURL
+    private let policy: WebhookPolicy
     private let request: [UInt8]
     private let deadline: ContinuousClock.Instant
     /// The socket while one is open (-1 otherwise), and whether `cancel` was called.
@@ -29,12 +35,15 @@ final class HTTPExchange: Sendable {
 
     /// - Parameters:
     ///   - url: where to POST.
+    ///   - policy: the addresses it may connect to.
     ///   - headers: more header lines (name, value); `Host`, `Content-Length`, `Accept-Encoding` and `Connection`
     ///     are set here.
     ///   - body: the request body.
     ///   - deadline: when the exchange gives up.
-    init(url: CallbackURL, headers: [(String, String)], body: [UInt8], deadline: ContinuousClock.Instant) {
+    init(url: CallbackURL, policy: WebhookPolicy, headers: [(String, String)], body: [UInt8],
+         deadline: ContinuousClock.Instant) {
         self.url = url
+        self.policy = policy
         self.deadline = deadline
         var head = "POST \(url.target) HTTP/1.1\r\nHost: \(url.authority)\r\n"
         for (name, value) in headers { head += "\(name): \(value)\r\n" }
@@ -57,7 +66,10 @@ final class HTTPExchange: Sendable {
     /// Sends the request and returns the answer's status (the first that is not 1xx).
     func run() -> Result<Int, Failure> {
         var lastError = "the host has no address"
-        for address in addresses() {
+        let resolved = Self.addresses(of: url)
+        let admitted = resolved.filter { policy.admits($0.text, for: url.host) }
+        if admitted.isEmpty, !resolved.isEmpty { return .failure(.refused) }
+        for address in admitted {
             switch connect(to: address) {
             case .success(let fd):
                 defer { close(fd) }
@@ -73,14 +85,28 @@ final class HTTPExchange: Sendable {
 
     // MARK: steps
 
-    private struct Address {
+    /// One address a callback's host resolves to.
+    struct Address {
         var storage = sockaddr_storage()
         var length: socklen_t = 0
         var family: Int32 = 0
+
+        /// The address as `getnameinfo` writes it (`127.0.0.1`, `::1`, `fe80::1%eth0`), or "" when it cannot.
+        var text: String {
+            var buffer = [CChar](repeating: 0, count: Int(NI_MAXHOST))
+            var storage = storage
+            let status = withUnsafePointer(to: &storage) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    getnameinfo($0, length, &buffer, socklen_t(buffer.count), nil, 0, NI_NUMERICHOST)
+                }
+            }
+            guard status == 0, let end = buffer.firstIndex(of: 0) else { return "" }
+            return String(decoding: buffer[..<end].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        }
     }
 
-    /// The addresses to try: the literal one, or what the name resolves to.
-    private func addresses() -> [Address] {
+    /// The addresses to try for `url`: the literal one, or what its name resolves to (blocking).
+    static func addresses(of url: CallbackURL) -> [Address] {
         var hints = addrinfo()
         hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
         // A literal address is read, not looked up.

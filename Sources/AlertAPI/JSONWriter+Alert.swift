@@ -103,3 +103,23 @@ extension JSONWriter {
         endObject()
     }
 }
+
+extension JSONWriter {
+    /// A JSON array of `items`, each written by `write`, that ends before the item that would take it past `limit`
+    /// bytes (never before the first, so a client always gets on); and how many items it holds.
+    static func array<Item>(_ items: some Sequence<Item>, within limit: Int,
+                            _ write: (inout JSONWriter, Item) -> Void) -> (bytes: [UInt8], count: Int) {
+        var bytes: [UInt8] = [UInt8(ascii: "[")]
+        var count = 0
+        for item in items {
+            var writer = JSONWriter()
+            write(&writer, item)
+            guard count == 0 || bytes.count + 2 + writer.bytes.count <= limit else { break }
+            if count > 0 { bytes.append(UInt8(ascii: ",")) }
+            bytes += writer.bytes
+            count += 1
+        }
+        bytes.append(UInt8(ascii: "]"))
+        return (bytes, count)
+    }
+}

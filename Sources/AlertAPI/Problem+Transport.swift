@@ -24,6 +24,15 @@ extension Problem {
             self = .alertd(501, "unsupported-transfer-coding", "Transfer coding not implemented", detail: reason)
         case .versionNotSupported(let reason):
             self = .alertd(505, "http-version-not-supported", "HTTP version not supported", detail: reason)
+        case .unreadResponses(true, let limit):
+            self = .alertd(429, "unread-responses", "Too many unread responses",
+                           detail: "answers this client has not read yet hold more than \(limit) bytes; "
+                               + "read them, or use fewer connections at once")
+            headers.add("Retry-After", "1")
+        case .unreadResponses(false, let limit):
+            self = .alertd(503, "unread-responses", "Too many unread responses",
+                           detail: "answers clients have not read yet hold more than \(limit) bytes; retry shortly")
+            headers.add("Retry-After", "1")
         }
     }
 }

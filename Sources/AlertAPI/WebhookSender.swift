@@ -26,6 +26,8 @@ final class WebhookSender: Sendable {
     private let metrics: Metrics
     private let log: AccessLog
     private let schedule: Schedule
+    /// Where deliveries may connect.
+    private let policy: WebhookPolicy
     private let gate: DeliveryGate
     private let https: HTTPSPoster
     /// Deliveries under way, by a number of their own, so that `stop()` can end them; `stopped` once it did.
@@ -33,9 +35,10 @@ final class WebhookSender: Sendable {
 
     /// - Parameters:
     ///   - connections: most webhook connections open at once (see `connectionLimit(fileLimit:)`).
-    init(store: AlertStore, metrics: Metrics, log: AccessLog, schedule: Schedule = Schedule(),
+    init(store: AlertStore, metrics: Metrics, log: AccessLog, policy: WebhookPolicy, schedule: Schedule = Schedule(),
          connections: Int = WebhookSender.connectionLimit(fileLimit: FileLimit.hard)) {
         self.store = store
+        self.policy = policy
         self.metrics = metrics
         self.log = log
         self.schedule = schedule
@@ -102,13 +105,13 @@ final class WebhookSender: Sendable {
         let first = made + 1
         var delay = min(schedule.firstDelay * (1 << min(made, 16)), schedule.maxDelay)
         for attempt in first...max(first, schedule.attempts) {
-            guard let error = await post(body, to: url, id: id, attempt: attempt) else { return }  // stopped
-            let final = error == nil || attempt >= schedule.attempts
-            await store.recordDelivery(of: id, error: error, final: final)
-            metrics.webhook(error == nil ? "delivered" : (final ? "failed" : "retry"))
-            guard let error else { return }
+            guard let failure = await post(body, to: url, id: id, attempt: attempt) else { return }  // stopped
+            let final = failure == nil || attempt >= schedule.attempts
+            await store.recordDelivery(of: id, error: failure?.shown, final: final)
+            metrics.webhook(failure == nil ? "delivered" : (final ? "failed" : "retry"))
+            guard let failure else { return }
             log.event(final ? "error" : "warn", "webhook delivery failed",
-                      ["alertId": id.rawValue, "attempt": String(attempt), "error": error])
+                      ["alertId": id.rawValue, "attempt": String(attempt), "error": failure.logged])
             if final { return }
             do {
                 try await Task.sleep(for: delay)
@@ -119,8 +122,30 @@ final class WebhookSender: Sendable {
         }
     }
 
+    /// Why an attempt failed: what the alert's `webhook.lastError` shows its producer, and what the log says.
+    ///
+    /// A producer learns whether the allow list refused the address, or the status class the receiver answered, and
+    /// nothing else: a refused, a silent and a non-HTTP port all read "no answer", so `lastError` cannot be used to
+    /// scan the ports alertd can reach. The operator's log has the reason itself.
+    struct Failure: Sendable, Equatable {
+        let shown: String
+        let logged: String
+
+        static let refused = Failure(
+            shown: "not delivered: the callback's address is not an allowed destination (--webhook-allow)",
+            logged: "the callback's address is not an allowed destination (--webhook-allow)")
+
+        static func answered(_ status: Int) -> Failure {
+            Failure(shown: "receiver answered \(status / 100)xx", logged: "receiver answered \(status)")
+        }
+
+        static func noAnswer(_ reason: String) -> Failure {
+            Failure(shown: "not delivered: no answer from the receiver", logged: reason)
+        }
+    }
+
     /// One attempt: `.some(nil)` when the receiver answered 2xx, `.some(why)` when not, nil when stopped first.
-    private func post(_ body: [UInt8], to url: CallbackURL, id: AlertID, attempt: Int) async -> String?? {
+    private func post(_ body: [UInt8], to url: CallbackURL, id: AlertID, attempt: Int) async -> Failure?? {
         let key = url.text
         guard await gate.enter(key) else { return nil }
         let headers = [("Content-Type", "application/json"), ("User-Agent", BuildInfo.userAgent),
@@ -128,17 +153,37 @@ final class WebhookSender: Sendable {
         let outcome: Result<Int, HTTPExchange.Failure>
         switch url.scheme {
         case .http:
-            let exchange = HTTPExchange(url: url, headers: headers, body: body,
+            let exchange = HTTPExchange(url: url, policy: policy, headers: headers, body: body,
                                         deadline: .now + schedule.timeout)
             outcome = await Self.run(exchange, within: schedule.timeout) { self.gate.leave(key) }
         case .https:
-            outcome = await https.post(url, headers: headers, body: body) { self.gate.leave(key) }
+            // URLSession resolves the name itself, a moment later: every address it may pick must be admitted.
+            let admitted = await Self.onThread { [policy] in
+                let resolved = HTTPExchange.addresses(of: url)
+                return resolved.allSatisfy { policy.admits($0.text, for: url.host) }
+            }
+            if admitted {
+                outcome = await https.post(url, headers: headers, body: body) { self.gate.leave(key) }
+            } else {
+                gate.leave(key)
+                outcome = .failure(.refused)
+            }
         }
         switch outcome {
-        case .success(let status): return .some((200..<300).contains(status) ? nil : "receiver answered \(status)")
+        case .success(let status): return .some((200..<300).contains(status) ? nil : .answered(status))
         case .failure(.cancelled): return nil
-        case .failure(.timedOut): return .some("no answer within \(schedule.timeout.components.seconds) s")
-        case .failure(.failed(let reason)): return .some(reason)
+        case .failure(.refused): return .some(.refused)
+        case .failure(.timedOut): return .some(.noAnswer("no answer within \(schedule.timeout.components.seconds) s"))
+        case .failure(.failed(let reason)): return .some(.noAnswer(reason))
+        }
+    }
+
+    /// Runs `work` (which blocks: a name look-up) on a thread of its own.
+    private static func onThread<T: Sendable>(_ work: @escaping @Sendable () -> T) async -> T {
+        await withCheckedContinuation { continuation in
+            let thread = Thread { continuation.resume(returning: work()) }
+            thread.stackSize = 512 * 1024
+            thread.start()
         }
     }
 

@@ -6,13 +6,16 @@ extension AlertStore {
     ///
     /// - Parameters:
     ///   - query: Which alerts and how many.
-    /// - Returns: Up to `query.limit` alerts and the change index.
+    /// - Returns: Up to `query.limit` alerts after `query.after` and the change index.
     public func list(_ query: ListQuery) -> AlertPage {
         guard query.limit > 0 else { return AlertPage(alerts: [], index: changeIndex) }
+        let after = query.after
+        let pending = pendingSequences(query).drop { sequence in after.map { sequence <= $0 } ?? false }
+        let resolved = resolvedSequences(query).drop { sequence in after.map { sequence <= $0 } ?? false }
         let sequences: [UInt64] = switch query.state {
-        case .pending: Array(pendingSequences(query).prefix(query.limit))
-        case .resolved: Array(resolvedSequences(query).prefix(query.limit))
-        case .all: Self.merge(pendingSequences(query), resolvedSequences(query), limit: query.limit)
+        case .pending: Array(pending.prefix(query.limit))
+        case .resolved: Array(resolved.prefix(query.limit))
+        case .all: Self.merge(pending, resolved, limit: query.limit)
         }
         return AlertPage(alerts: records.alerts(sequences), index: changeIndex)
     }

@@ -18,6 +18,9 @@ public struct ListQuery: Sendable, Equatable {
     public var owner: String?
     /// At most this many alerts; the store honours any value (zero or less gives none).
     public var limit: Int
+    /// Only alerts created after the one with this sequence number (`Alert.sequence`: a page's last), or from the
+    /// first when `nil`.
+    public var after: UInt64?
 
     /// Creates a query.
     ///
@@ -26,10 +29,13 @@ public struct ListQuery: Sendable, Equatable {
     ///   - presenter: Only alerts addressed to this presenter; `nil` for all.
     ///   - owner: Only alerts created by this owner; `nil` for everyone's.
     ///   - limit: At most this many alerts.
-    public init(state: StateFilter = .pending, presenter: String? = nil, owner: String? = nil, limit: Int = 100) {
+    ///   - after: Only alerts created after the one with this sequence number; `nil` from the first.
+    public init(state: StateFilter = .pending, presenter: String? = nil, owner: String? = nil, limit: Int = 100,
+                after: UInt64? = nil) {
         self.state = state
         self.presenter = presenter
         self.owner = owner
         self.limit = limit
+        self.after = after
     }
 }

@@ -5,7 +5,7 @@ import Locking
 /// "completed" callback, which releases it.
 ///
 /// `@unchecked Sendable` invariant: `phase`, `method`, `path`, `body`, `discarded`, `tooLarge`,
-/// `client`, `bodyWatch`, `status`, `bodyBytes`, `stream`, `responseHeaders` and `finishObservers` are
+/// `client`, `bodyWatch`, `status`, `bodyBytes`, `reservation`, `stream`, `responseHeaders` and `finishObservers` are
 /// only touched from libmicrohttpd's handler and completion callbacks for this connection (the handler's
 /// `handle` and `continuation` included), which libmicrohttpd never runs concurrently and never while the
 /// connection is suspended (shutdown reads `method`, `path` and whether `finishObservers` is set of suspended
@@ -39,6 +39,8 @@ final class ConnectionContext: @unchecked Sendable {
     /// The status and body size of the response queued, for `HTTPCompletion`; 0 before one is.
     var status = 0
     var bodyBytes = 0
+    /// The unread bytes the queued response holds (`ResponseBudget`), given back at completion.
+    var reservation: ResponseBudget.Reservation?
     /// The streamed body, whose bytes sent count instead of `bodyBytes`.
     var stream: HTTPBodyStream?
     /// Added to every response the request gets (`HTTPRequest.addResponseHeader`).

@@ -50,6 +50,9 @@ public enum HTTPTransportFailure: Sendable, Equatable {
     /// The request line names an HTTP major version other than 1 (`HTTP/2.0`, `HTTP/0.9`). Says what, for
     /// the client. The connection is closed.
     case versionNotSupported(String)
+    /// A `GET` or `HEAD` answer would take the bytes of answers the client has not read yet past `limit`
+    /// (`perClient`), or those of every client (`ResponseBudget`).
+    case unreadResponses(perClient: Bool, limit: Int)
 }
 
 /// What the transport knew of a request it answered itself.
@@ -107,6 +110,8 @@ extension HTTPHandler {
         case .malformedRequest(let reason): .text(400, reason + "\n")
         case .unsupportedTransferCoding(let reason): .text(501, reason + "\n")
         case .versionNotSupported(let reason): .text(505, reason + "\n")
+        case .unreadResponses(let perClient, let limit):
+            .text(perClient ? 429 : 503, "more than \(limit) bytes of answers not read yet\n")
         }
     }
 

@@ -42,6 +42,12 @@ public struct HTTPServerConfiguration: Sendable {
     public var maxBodySize: Int = 64 * 1024
     /// Bytes a streamed response may buffer for a slow client before writes answer `.full`.
     public var streamBufferLimit: Int = 256 * 1024
+    /// Most bytes of `GET` and `HEAD` answers one client address may have queued and not read yet, over all its
+    /// connections (0: no limit); an answer that would pass it gets the handler's 429 instead.
+    public var unreadBytesPerClient: Int = 8 << 20
+    /// Most bytes of answers every client together may have queued and not read yet (0: no limit); a `GET` or `HEAD`
+    /// answer that would pass it gets the handler's 503 instead.
+    public var unreadBytesTotal: Int = 256 << 20
     /// Pending connections the kernel queues before `accept`.
     public var listenBacklog: Int = 1024
 

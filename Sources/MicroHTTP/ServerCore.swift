@@ -38,6 +38,8 @@ final class ServerCore: Sendable {
     let draining = Atomic<Bool>(false)
     /// Every open connection, for the head deadline and a gentle close at shutdown.
     let tracker: ConnectionTracker
+    /// Bytes of answers queued and not sent yet.
+    let budget: ResponseBudget
 
     init(handler: any HTTPHandler, configuration: HTTPServerConfiguration) {
         self.handler = handler
@@ -50,6 +52,8 @@ final class ServerCore: Sendable {
         tracker = ConnectionTracker(
             idleTimeout: configuration.idleTimeout, headerTimeout: configuration.headerTimeout,
             perClientLimit: max(0, configuration.perClientConnectionLimit), exempt: configuration.trustedProxies)
+        budget = ResponseBudget(perClient: max(0, configuration.unreadBytesPerClient),
+                                total: max(0, configuration.unreadBytesTotal), exempt: configuration.trustedProxies)
     }
 
     /// The access handler; see `MHDCallbacks.access`.
@@ -236,12 +240,17 @@ final class ServerCore: Sendable {
     /// libmicrohttpd completed `request`: its finish observers run, then it no longer counts as in flight.
     /// - Parameter completed: whether the whole response went out.
     func requestCompleted(_ request: ConnectionContext, completed: Bool) {
+        if let reservation = request.reservation {
+            request.reservation = nil
+            budget.release(reservation)
+        }
         request.finish(completed: completed)
         inFlight.subtract(1, ordering: .relaxed)
     }
 
     /// Creates, fills and queues a libmicrohttpd response to `request`, with the headers its handler added.
     func queue(_ response: HTTPResponse, for request: ConnectionContext, close: Bool) -> MHD_Result {
+        let response = budgeted(response, for: request)
         request.answering(with: response)
         let connection = request.connection
         let created = response.body.withUnsafeBytes { bytes in
@@ -258,5 +267,23 @@ final class ServerCore: Sendable {
             MHD_add_response_header(created, "Connection", "close")
         }
         return MHD_queue_response(connection, UInt32(response.status), created)
+    }
+
+    /// `response`, its bytes reserved in `budget` until the request completes; or, when they would pass a limit,
+    /// the handler's refusal in its place (reserved too: it is small, and always passes).
+    private func budgeted(_ response: HTTPResponse, for request: ConnectionContext) -> HTTPResponse {
+        switch budget.reserve(response.body.count, method: request.method, client: request.client) {
+        case .success(let reservation):
+            request.reservation = reservation
+            return response
+        case .failure(let refusal):
+            let failure: HTTPTransportFailure = switch refusal {
+            case .client(let limit): .unreadResponses(perClient: true, limit: limit)
+            case .total(let limit): .unreadResponses(perClient: false, limit: limit)
+            }
+            let refused = respond(to: failure, request.head)
+            request.reservation = try? budget.reserve(refused.body.count, method: "", client: request.client).get()
+            return refused
+        }
     }
 }

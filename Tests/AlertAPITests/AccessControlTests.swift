@@ -15,9 +15,13 @@ struct AccessControlTests {
     static let login = #"{"title":"Login","buttons":["Cancel","OK"],"fields":[{"placeholder":"User"},"#
         + #"{"placeholder":"Password","secure":true}]}"#
 
-    /// A server with the four tokens above.
-    static func withTokens(_ body: (LiveServer) async throws -> Void) async throws {
-        try await LiveServer.with({ $0.tokens = try! AccessTokens(parsing: tokens, source: "test") }, body)
+    /// A server with the four tokens above; `configure` adjusts the rest.
+    static func withTokens(_ configure: @escaping (inout AlertdConfiguration) -> Void = { _ in },
+                           _ body: (LiveServer) async throws -> Void) async throws {
+        try await LiveServer.with({
+            $0.tokens = try! AccessTokens(parsing: tokens, source: "test")
+            configure(&$0)
+        }, body)
     }
 
     @Test("without a token every API request is 401 with a Bearer challenge; health and the spec stay open")

@@ -140,7 +140,7 @@ struct LoggingTests {
     func webhookFailureLogged() async throws {
         let receiver = try WebhookReceiver(statuses: [503, 200])
         defer { receiver.stop() }
-        let alertd = try await AlertdProcess(captureStandardError: true)
+        let alertd = try await AlertdProcess(arguments: ["--webhook-allow", "loopback"], captureStandardError: true)
         let port = alertd.port
         let created = try await send("POST", "/v1/alerts", """
             {"title":"hook","fields":[{"secure":true,"text":"webhook-secret-value"}],"callback":"\(receiver.url())"}

@@ -13,7 +13,7 @@ struct ResponderTests {
     func responderEverywhere() async throws {
         let receiver = try WebhookReceiver(statuses: [200])
         defer { receiver.stop() }
-        try await Tokens.withTokens { server in
+        try await Tokens.withTokens({ $0.webhooks = .loopback }) { server in
             let body = #"{"title":"Deploy?","buttons":["Cancel","Deploy"],"callback":"# + jsonString(receiver.url())
                 + "}"
             let id = try await server.create(body, as: Tokens.ci)

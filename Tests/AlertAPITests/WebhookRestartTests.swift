@@ -17,14 +17,14 @@ struct WebhookRestartTests {
         defer { try? FileManager.default.removeItem(atPath: data) }
 
         var id = ""
-        try await LiveServer.with({ $0.dataDirectory = data }) { server in
+        try await LiveServer.with({ $0.dataDirectory = data; $0.webhooks = .loopback }) { server in
             id = try await server.create(#"{"title":"Deploy?","callback":\#(jsonString(receiver.url()))}"#)
             #expect(try await server.answer(id, #"{"buttonIndex":0}"#).status == 200)
             let seen = try await server.watchWebhook(id) { ($0["attempts"]?.int64Value ?? 0) >= 2 }
             try #require((seen.last?["attempts"]?.int64Value ?? 0) >= 2, "\(seen)")
         }
         accepting.turnOn()
-        try await LiveServer.with({ $0.dataDirectory = data }) { server in
+        try await LiveServer.with({ $0.dataDirectory = data; $0.webhooks = .loopback }) { server in
             let seen = try await server.watchWebhook(id) { $0["state"] == .string("delivered") }
             let final = try #require(seen.last)
             try #require(final["state"] == .string("delivered"), "\(seen)")

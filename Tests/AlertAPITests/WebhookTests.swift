@@ -21,7 +21,7 @@ extension LiveServer {
 }
 
 /// `callback` on create: alertd POSTs the resolved alert there, retrying with back-off, and
-/// shows how delivery goes on the alert. Only allowed destinations (default: loopback).
+/// shows how delivery goes on the alert. The receivers are on loopback, so these servers allow `loopback`.
 ///
 /// These tests never send traffic anywhere but 127.0.0.1: callbacks elsewhere are only
 /// checked at create (refused, or accepted and never resolved).
@@ -31,7 +31,7 @@ struct WebhookTests {
     func retriesThenDelivers() async throws {
         let receiver = try WebhookReceiver(statuses: [500, 500, 200])
         defer { receiver.stop() }
-        try await LiveServer.with { server in
+        try await LiveServer.with({ $0.webhooks = .loopback }) { server in
             let callback = receiver.url("/hooks/alertd?source=test")
             let created = try await server.createAlert("""
                 {"title":"Login","buttons":["Cancel","Log in"],"callback":\(jsonString(callback)),
@@ -57,7 +57,7 @@ struct WebhookTests {
             // On the way: pending, with the failure recorded.
             for webhook in seen.dropLast() where (webhook["attempts"]?.int64Value ?? 0) > 0 {
                 #expect(webhook["state"] == .string("pending"), "\(webhook)")
-                #expect(webhook["lastError"]?.stringValue?.contains("500") == true, "\(webhook)")
+                #expect(webhook["lastError"] == .string("receiver answered 5xx"), "the status class: \(webhook)")
             }
 
             let requests = try await receiver.waitForRequests(3)
@@ -95,7 +95,7 @@ struct WebhookTests {
     func dismissedAndExpired() async throws {
         let receiver = try WebhookReceiver(statuses: [204])
         defer { receiver.stop() }
-        try await LiveServer.with { server in
+        try await LiveServer.with({ $0.webhooks = .loopback }) { server in
             let dismissed = try await server.create(
                 #"{"title":"d","buttons":["Cancel","OK"],"callback":\#(jsonString(receiver.url("/d")))}"#)
             let expired = try await server.create(
@@ -122,7 +122,7 @@ struct WebhookTests {
         let closed = try WebhookReceiver()
         let port = closed.port
         closed.stop()  // shut down for reading: connecting is refused from now on
-        try await LiveServer.with { server in
+        try await LiveServer.with({ $0.webhooks = .loopback }) { server in
             let id = try await server.create(#"{"title":"x","callback":"http://127.0.0.1:\#(port)/gone"}"#)
             _ = try await server.answer(id, #"{"buttonIndex":0}"#)
             let seen = try await server.watchWebhook(id) { ($0["attempts"]?.int64Value ?? 0) >= 1 }
@@ -140,7 +140,7 @@ struct WebhookTests {
     func shutdownStopsDeliveries() async throws {
         let receiver = try WebhookReceiver(statuses: [500])
         defer { receiver.stop() }
-        try await LiveServer.with { server in
+        try await LiveServer.with({ $0.webhooks = .loopback }) { server in
             let callback = jsonString(receiver.url())
             let retrying = try await server.create(#"{"title":"retrying","callback":\#(callback)}"#)
             let later = try await server.create(#"{"title":"later","callback":\#(callback)}"#)
@@ -190,31 +190,6 @@ struct WebhookTests {
         }
     }
 
-    @Test("Default policy: loopback callbacks are accepted",
-          arguments: ["http://127.0.0.1:9/x", "http://localhost:9/x", "https://127.0.0.2/x", "http://[::1]:9/x",
-                      "HTTP://LOCALHOST:9/x", "http://127.255.255.254/"])
-    func loopbackAllowed(callback: String) async throws {
-        try await LiveServer.with { server in
-            // Created only, never resolved: nothing is sent.
-            let alert = try await server.createAlert(#"{"title":"x","callback":\#(jsonString(callback))}"#)
-            #expect(alert["webhook"]?["url"] == .string(callback))
-        }
-    }
-
-    @Test("Default policy: anything else is 422 at /callback, before any traffic",
-          arguments: ["http://10.0.0.1/x", "http://example.com/x", "https://192.168.1.1:8443/hook", "http://0.0.0.0/x",
-                      "http://[::2]/x", "http://128.0.0.1/x", "http://localhost.example.com/x",
-                      "http://127.0.0.1@10.0.0.1/x", "http://10.0.0.1#@127.0.0.1/x", "http://localhost@example.com/",
-                      "ftp://127.0.0.1/x", "file:///etc/passwd", "/relative/path", "not a url", "http://", ""])
-    func othersRefused(callback: String) async throws {
-        try await LiveServer.with { server in
-            let response = try await server.post("/v1/alerts", #"{"title":"x","callback":\#(jsonString(callback))}"#)
-            let problem = expectProblem(response, 422, pointer: "/callback", type: "urn:alertd:problem:validation-failed")
-            #expect(!errorDetail(problem, at: "/callback").isEmpty)
-            #expect(try await server.listIDs().isEmpty)
-        }
-    }
-
     @Test("callback must be a string", arguments: ["42", "true", "[\"http://127.0.0.1/\"]", "{}"])
     func callbackType(value: String) async throws {
         try await LiveServer.with { server in
@@ -229,51 +204,6 @@ struct WebhookTests {
             let alert = try await server.createAlert(#"{"title":"x","callback":null}"#)
             #expect(alert["webhook"] == .null)
         }
-    }
-
-    @Test("--webhook-allow replaces the default: listed hosts and CIDRs only")
-    func configuredPolicy() async throws {
-        let policy = try #require(WebhookPolicy(list: "hooks.internal, 10.1.0.0/16,192.168.7.7"))
-        try await LiveServer.with({ $0.webhooks = policy }) { server in
-            // Accepted, and never resolved: nothing is sent to these hosts.
-            for callback in ["http://hooks.internal/x", "https://HOOKS.INTERNAL:8443/x", "http://10.1.0.1/x",
-                             "http://10.1.255.254:8080/x", "http://192.168.7.7/x"] {
-                let response = try await server.post("/v1/alerts", #"{"title":"x","callback":\#(jsonString(callback))}"#)
-                #expect(response.status == 201, "\(callback): \(response.text)")
-            }
-            for callback in ["http://10.2.0.1/x", "http://192.168.7.8/x", "http://127.0.0.1/x", "http://localhost/x",
-                             "http://evil.hooks.internal/x", "http://hooks.internal.evil.com/x"] {
-                let response = try await server.post("/v1/alerts", #"{"title":"x","callback":\#(jsonString(callback))}"#)
-                expectProblem(response, 422, pointer: "/callback")
-            }
-        }
-    }
-
-    @Test("--webhook-allow and ALERTD_WEBHOOK_ALLOW parse hosts and IPv4 CIDRs")
-    func commandLine() throws {
-        func policy(_ arguments: [String], _ environment: [String: String] = [:]) throws -> WebhookPolicy {
-            guard case .run(let configuration) = try AlertdConfiguration.command(arguments: arguments,
-                                                                                environment: environment)
-            else { throw RawHTTPError(description: "not a run command") }
-            return configuration.webhooks
-        }
-        #expect(try policy([]).rules == WebhookPolicy.loopback.rules)
-        #expect(try policy(["--webhook-allow", "hooks.example.com,10.0.0.0/8"]).rules
-            == [.host("hooks.example.com"), .network(address: 0x0A00_0000, prefix: 8)])
-        #expect(try policy(["--webhook-allow=Hooks.Example.com , 192.168.1.5"]).rules
-            == [.host("hooks.example.com"), .network(address: 0xC0A8_0105, prefix: 32)])
-        #expect(try policy([], ["ALERTD_WEBHOOK_ALLOW": "0.0.0.0/0"]).rules == [.network(address: 0, prefix: 0)])
-        #expect(try policy(["--webhook-allow", "a.test"], ["ALERTD_WEBHOOK_ALLOW": "b.test"]).rules == [.host("a.test")],
-                "the flag wins over the environment")
-        for bad in ["", ",", " , ", "a, ,b", "10.0.0.0/33", "10.0.0.0/x", "300.1.1.1/8", "10.0.0/8", "a.test/8"] {
-            #expect(throws: ConfigurationError.self, "'\(bad)'") {
-                _ = try AlertdConfiguration.command(arguments: ["--webhook-allow", bad], environment: [:])
-            }
-        }
-        #expect(throws: ConfigurationError.self) {
-            _ = try AlertdConfiguration.command(arguments: [], environment: ["ALERTD_WEBHOOK_ALLOW": "10.0.0.0/40"])
-        }
-        #expect(AlertdConfiguration.usage.contains("--webhook-allow"))
     }
 
     @Test("The other new flags: --event-history, --event-keepalive, --access-log")

@@ -140,7 +140,7 @@ struct ClusterBasicsTests {
     func callbackDelivered() async throws {
         let receiver = try CallbackReceiver()
         defer { receiver.stop() }
-        try await withCluster { _, nodes in
+        try await withCluster(arguments: ["--webhook-allow", "loopback"]) { _, nodes in
             let callback = "http://127.0.0.1:\(receiver.port)/hook"
             let made = try await nodes[0].request(
                 "POST", "/v1/alerts", json: #"{"title":"Hook","buttons":[{"title":"No"},{"title":"Yes"}],"callback":"\#(callback)"}"#)

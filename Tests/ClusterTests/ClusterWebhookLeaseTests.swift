@@ -15,7 +15,7 @@ struct ClusterWebhookLeaseTests {
         let receiver = try CallbackReceiver()
         defer { receiver.stop() }
         receiver.stalling = true
-        let arguments = ["--webhook-lease", String(Self.lease)]
+        let arguments = ["--webhook-lease", String(Self.lease), "--webhook-allow", "loopback"]
         // A alone, so that A is the instance that claims the delivery.
         try await withCluster(instances: 1, arguments: arguments) { postgres, nodes in
             let a = nodes[0]

@@ -27,9 +27,14 @@ final class WireSocket: @unchecked Sendable {
     private var buffered: [UInt8] = []
 
     /// Connects to 127.0.0.1:`port`, from 127.0.0.`source` when given.
-    init(port: Int, source: UInt8? = nil, timeout: Double = 10) throws(Failure) {
+    /// - Parameter receiveBuffer: `SO_RCVBUF` in bytes, set before connecting (small: the kernel holds little of what
+    ///   the server sends and the test does not read).
+    init(port: Int, source: UInt8? = nil, timeout: Double = 10, receiveBuffer: Int32? = nil) throws(Failure) {
         fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw .other(errno) }
+        if var size = receiveBuffer {
+            setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+        }
         var tv = timeval(tv_sec: Int(timeout), tv_usec: Int((timeout - Double(Int(timeout))) * 1_000_000))
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
         setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
@@ -74,20 +79,27 @@ final class WireSocket: @unchecked Sendable {
     /// Reads one response framed by `Content-Length` (none for 204, nor for the answer to HEAD).
     /// - Parameter head: the request was HEAD: the response has no body, whatever its headers say.
     func readResponse(head: Bool = false) throws(Failure) -> WireResponse {
+        let (headEnd, parsed) = try readHead()
+        var response = parsed
+        let length = response.status == 204 || head ? 0 : Int(response.headers["content-length"] ?? "") ?? 0
+        while buffered.count < headEnd + length { try fill() }
+        response.body = Array(buffered[headEnd..<(headEnd + length)])
+        buffered.removeFirst(headEnd + length)
+        return response
+    }
+
+    /// Reads a response's head (status line and headers), and of its body no more than came with it; returns where
+    /// the head ends in `buffered`, and the head with an empty body.
+    @discardableResult
+    func readHead() throws(Failure) -> (end: Int, response: WireResponse) {
         let separator: [UInt8] = [13, 10, 13, 10]
         var headEnd: Int?
         while headEnd == nil {
             headEnd = buffered.indices.first { buffered[$0...].starts(with: separator) }.map { $0 + 4 }
             if headEnd == nil { try fill() }
         }
-        guard let headEnd, var response = try? RawHTTP.parse(Array(buffered[..<headEnd])) else {
-            throw .other(-1)
-        }
-        let length = response.status == 204 || head ? 0 : Int(response.headers["content-length"] ?? "") ?? 0
-        while buffered.count < headEnd + length { try fill() }
-        response.body = Array(buffered[headEnd..<(headEnd + length)])
-        buffered.removeFirst(headEnd + length)
-        return response
+        guard let headEnd, let response = try? RawHTTP.parse(Array(buffered[..<headEnd])) else { throw .other(-1) }
+        return (headEnd, response)
     }
 
     /// Sends a request and reads its response.
