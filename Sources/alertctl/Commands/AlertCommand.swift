@@ -79,7 +79,11 @@ struct AlertCommand: Subcommand {
             // A lost response or a restart of the server between its commit and its answer must not make two alerts.
             let alert = try await context.client.createRetrying(input, giveUpAfter: Self.createRetryLimit)
             guard wait else {
-                Console.out(json ? JSONOutput.alert(alert) : alert.id)
+                if json {
+                    Console.json(JSONOutput.alert(alert))
+                } else {
+                    Console.out(alert.id)
+                }
                 return .ok
             }
             if Console.stderrIsTerminal {
