@@ -36,7 +36,8 @@ struct AlertCommand: Subcommand {
         .option("--style", value: "STYLE", help: "alert (default) or actionSheet"),
         .option("--presenter", "-p", value: "NAME", help: "Address it to this presenter (default root)"),
         .option("--tag", value: "N", help: "An integer echoed back (default 0)"),
-        .option("--timeout", value: "SECONDS", help: "Expire as the cancel button after this long"),
+        .option("--timeout", value: "DURATION",
+                help: "Expire as the cancel button after this long (seconds, or 90s, 5m, 1h, 7d)"),
         .flag("--wait", "-w", help: "Wait for the answer; exit 0 unless cancel, dismissed or expired"),
         .json,
     ]

@@ -4,7 +4,7 @@ import AlertClient
 struct WaitCommand: Subcommand {
     static let name = "wait"
     static let summary = "Wait for an alert's answer; exit 0 unless cancel, dismissed or expired."
-    static let usage = "alertctl wait ID [--timeout SECONDS] [--json]"
+    static let usage = "alertctl wait ID [--timeout DURATION] [--json]"
     static let discussion = """
         Prints the chosen button's title and each field's value on its own line (or --json: the Result).
         Keeps waiting across long-poll time-outs and a briefly unreachable server. Exit status: 0 when a
@@ -12,7 +12,7 @@ struct WaitCommand: Subcommand {
         7 when --timeout passed first (the alert stays pending).
         """
     static let options: [OptionSpec] = [
-        .option("--timeout", value: "SECONDS", help: "Stop waiting after this long (exit 7)"),
+        .option("--timeout", value: "DURATION", help: "Stop waiting after this long (exit 7): seconds, or 90s, 5m, 1h"),
         .json,
     ]
 
