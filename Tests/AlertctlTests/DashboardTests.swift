@@ -242,4 +242,29 @@ struct DashboardTests {
             await second.shutdown()
         }
     }
+
+    @Test("while the server is away the status line says reconnecting to URL, even right after an answer")
+    func reconnectingOnTheStatusLine() async throws {
+        let server = try DashboardFixtures.startServer(port: 0)
+        let url = server.url
+        try await TmuxSession.withAlertctl(["--url", url, "dashboard"]) { session in
+            do {
+                try await session.waitFor("connected to \(url)")
+                let body = #"{"title":"Rotate the keys?","buttons":["Later","Rotate"]}"#
+                #expect(try await DashboardFixtures.post(port: server.port, "/v1/alerts", body) == 201)
+                try await session.waitFor("Rotate the keys?")
+                try await session.press("Enter")
+                try await session.waitFor("[2 Rotate]")
+                try await session.press("Enter")
+                // The status line tells of the answer...
+                try await session.waitFor("Rotate the keys?: Rotate")
+            } catch {
+                await server.shutdown()
+                throw error
+            }
+            await server.shutdown()
+            // ...until the server is lost: then it says so (the header alone says "reconnecting").
+            try await session.waitFor("reconnecting to \(url)")
+        }
+    }
 }

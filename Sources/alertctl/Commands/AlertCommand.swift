@@ -90,7 +90,7 @@ struct AlertCommand: Subcommand {
             if Console.stderrIsTerminal {
                 Console.err("alertctl: waiting for an answer to \(alert.id) (Ctrl-C stops waiting)")
             }
-            let result = try await context.client.waitForResult(alert.id)
+            let result = try await context.client.waitForResult(alert.id, progress: context.waitProgress)
             ResultPrinter.print(result, json: json)
             return ResultPrinter.exitCode(for: result)
         } catch {
