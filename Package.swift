@@ -36,6 +36,8 @@ let package = Package(
         .target(name: "Locking"),
         // JSON: a byte-level parser and a streaming writer, shared by the API, the journal and alertctl.
         .target(name: "JSON"),
+        // Durations with units and did-you-mean suggestions, for the command lines of alertd and alertctl alike.
+        .target(name: "CommandLineText"),
         // The version (VERSION) and the git revision, fixed at build time for --version and the webhook User-Agent.
         .target(name: "BuildInfo", plugins: ["EmbedBuildInfo"]),
         // Transport only: knows HTTP and libmicrohttpd, nothing of alerts.
@@ -49,7 +51,7 @@ let package = Package(
         // Routes: HTTP <-> store, JSON shapes, problem+json errors.
         .target(
             name: "AlertAPI",
-            dependencies: ["MicroHTTP", "AlertCore", "AlertJournal", "BuildInfo", "JSON", "Locking"],
+            dependencies: ["MicroHTTP", "AlertCore", "AlertJournal", "BuildInfo", "CommandLineText", "JSON", "Locking"],
             plugins: ["EmbedResource"]
         ),
         // Several instances on one PostgreSQL: the database decides every change, each instance's store is a cache.
@@ -61,7 +63,9 @@ let package = Package(
         // C: ncurses with wide characters (Debian: libncurses-dev), for the dashboard. No pkgConfig:
         // ncursesw's .pc adds feature macros SwiftPM refuses; the header path is the standard one.
         .systemLibrary(name: "CNCurses"),
-        .executableTarget(name: "alertctl", dependencies: ["AlertClient", "BuildInfo", "CNCurses", "JSON", "Locking"]),
+        .executableTarget(
+            name: "alertctl", dependencies: ["AlertClient", "BuildInfo", "CNCurses", "CommandLineText", "JSON", "Locking"]
+        ),
 
         // Build tool: embeds the top-level openapi.yaml into AlertAPI so the server serves the spec it ships with.
         .executableTarget(name: "embed-resource", path: "Sources/embed-resource"),

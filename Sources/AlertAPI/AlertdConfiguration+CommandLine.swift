@@ -1,4 +1,6 @@
+import AlertJournal
 import BuildInfo
+import CommandLineText
 import Foundation
 import MicroHTTP
 
@@ -22,7 +24,8 @@ extension AlertdConfiguration {
         let flag: String?
         let environment: String
         let help: String
-        /// False for a switch: `--insecure` alone means on; its variable takes on/off.
+        /// False for a switch: `--insecure` alone means on; `--insecure=on|off`, `--insecure on|off` and its
+        /// variable take on/off.
         var takesValue = true
         let apply: @Sendable (inout AlertdConfiguration, String) throws(ConfigurationError) -> Bool
     }
@@ -36,6 +39,20 @@ extension AlertdConfiguration {
             return true
         }
     }
+
+    /// A duration of whole seconds in `range`: a number of seconds, or with units (`90s`, `5m`, `1h30m`, `7d`).
+    private static func duration(
+        _ range: ClosedRange<Int>, _ set: @escaping @Sendable (inout AlertdConfiguration, Int) -> Void
+    ) -> @Sendable (inout AlertdConfiguration, String) throws(ConfigurationError) -> Bool {
+        { configuration, text in
+            guard let seconds = CommandLineText.wholeSeconds(text, in: range) else { return false }
+            set(&configuration, seconds)
+            return true
+        }
+    }
+
+    /// What every duration's help says it takes (its default is in seconds).
+    private static let durationHelp = "seconds, or with a unit: 90s, 5m, 1h30m, 7d"
 
     /// A comma-separated list, each item trimmed and valid, at least one.
     private static func list(
@@ -66,8 +83,8 @@ extension AlertdConfiguration {
                help: "bytes of header/buffer memory per connection (default 8192)",
                apply: integer(8192...16 * 1024 * 1024) { $0.http.connectionMemory = $1 }),
         Option(flag: "--idle-timeout", environment: "ALERTD_IDLE_TIMEOUT",
-               help: "seconds an idle keep-alive connection stays open (default 30)",
-               apply: integer(1...3600) { $0.http.idleTimeout = $1 }),
+               help: "how long an idle keep-alive connection stays open, \(durationHelp) (default 30)",
+               apply: duration(1...3600) { $0.http.idleTimeout = $1 }),
         Option(flag: "--client-connection-limit", environment: "ALERTD_CLIENT_CONNECTION_LIMIT",
                help: "most simultaneous connections per client address (trusted proxies exempt), 0 for none "
                    + "(default 1024)",
@@ -85,11 +102,11 @@ extension AlertdConfiguration {
             return true
         },
         Option(flag: "--header-timeout", environment: "ALERTD_HEADER_TIMEOUT",
-               help: "seconds a request head may take after its request line, then 408 (default 10)",
-               apply: integer(1...3600) { $0.http.headerTimeout = $1 }),
+               help: "how long a request head may take after its request line, then 408; \(durationHelp) (default 10)",
+               apply: duration(1...3600) { $0.http.headerTimeout = $1 }),
         Option(flag: "--body-timeout", environment: "ALERTD_BODY_TIMEOUT",
-               help: "seconds a request body may take, then 408 (default 10)",
-               apply: integer(1...3600) { $0.http.bodyTimeout = $1 }),
+               help: "how long a request body may take, then 408; \(durationHelp) (default 10)",
+               apply: duration(1...3600) { $0.http.bodyTimeout = $1 }),
         Option(flag: "--max-url-bytes", environment: "ALERTD_MAX_URL_BYTES",
                help: "longest request target (path and query), then 414 (default 4096)",
                apply: integer(256...16 * 1024 * 1024) { $0.http.maxURLBytes = $1 }),
@@ -108,9 +125,9 @@ extension AlertdConfiguration {
             return $1.hasPrefix("postgresql://") || $1.hasPrefix("postgres://")
         },
         Option(flag: "--webhook-lease", environment: "ALERTD_WEBHOOK_LEASE",
-               help: "with --database: seconds a claimed webhook delivery stays this instance's after each attempt; "
-                   + "then another instance may deliver it (default 60)",
-               apply: integer(1...86_400) { $0.webhookLease = .seconds($1) }),
+               help: "with --database: how long a claimed webhook delivery stays this instance's after each attempt; "
+                   + "then another instance may deliver it; \(durationHelp) (default 60)",
+               apply: duration(1...86_400) { $0.webhookLease = .seconds($1) }),
         Option(flag: "--max-pending", environment: "ALERTD_MAX_PENDING",
                help: "pending alerts before POST answers 429 (default 100000)",
                apply: integer(1...100_000_000) { $0.store.maxPending = $1 }),
@@ -118,14 +135,14 @@ extension AlertdConfiguration {
                help: "resolved alerts kept for reading (default 10000)",
                apply: integer(0...100_000_000) { $0.store.maxResolved = $1 }),
         Option(flag: "--retention", environment: "ALERTD_RETENTION",
-               help: "seconds a resolved alert is kept (default 3600)",
-               apply: integer(0...31_536_000) { $0.store.retention = .seconds($1) }),
+               help: "how long a resolved alert is kept, \(durationHelp) (default 3600)",
+               apply: duration(0...31_536_000) { $0.store.retention = .seconds($1) }),
         Option(flag: "--event-history", environment: "ALERTD_EVENT_HISTORY",
                help: "events kept for resuming event streams (default 10000)",
                apply: integer(1...10_000_000) { $0.store.eventHistory = $1 }),
         Option(flag: "--event-keepalive", environment: "ALERTD_EVENT_KEEPALIVE",
-               help: "seconds between keep-alive comments on idle event streams (default 15)",
-               apply: integer(1...3600) { $0.eventKeepAlive = .seconds($1) }),
+               help: "time between keep-alive comments on idle event streams, \(durationHelp) (default 15)",
+               apply: duration(1...3600) { $0.eventKeepAlive = .seconds($1) }),
         Option(flag: "--webhook-allow", environment: "ALERTD_WEBHOOK_ALLOW",
                help: "callback destinations: external, private, loopback, *, names, CIDRs (default external)") {
             guard let policy = WebhookPolicy(list: $1) else { return false }
@@ -158,14 +175,15 @@ extension AlertdConfiguration {
                    + "(default none)",
                apply: list(BrowserGuard.isHostName) { $0.allowedHosts = $1 }),
         Option(flag: "--insecure", environment: "ALERTD_INSECURE",
-               help: "allow serving without tokens on a non-loopback address", takesValue: false) {
+               help: "allow serving without tokens on a non-loopback address: alone or on, or off (default off)",
+               takesValue: false) {
             guard $1 == "on" || $1 == "off" else { return false }
             $0.insecure = $1 == "on"
             return true
         },
         Option(flag: "--shutdown-grace", environment: "ALERTD_SHUTDOWN_GRACE",
-               help: "seconds shutdown waits for in-flight requests (default 10)",
-               apply: integer(0...3600) { $0.shutdownGrace = .seconds($1) }),
+               help: "how long shutdown waits for in-flight requests, \(durationHelp) (default 10)",
+               apply: duration(0...3600) { $0.shutdownGrace = .seconds($1) }),
     ]
 
     /// The usage text of `alertd --help`.
@@ -180,7 +198,9 @@ extension AlertdConfiguration {
             options (each also settable by the environment variable shown):
 
             """
-        let names = options.map { option in option.flag.map { option.takesValue ? "\($0) VALUE" : $0 } ?? "" }
+        let names = options.map { option in
+            option.flag.map { option.takesValue ? "\($0) VALUE" : "\($0) [on|off]" } ?? ""
+        }
         let flagWidth = (names.map(\.count).max() ?? 0) + 2
         let environmentWidth = (options.map(\.environment.count).max() ?? 0) + 2
         for (option, name) in zip(options, names) {
@@ -195,6 +215,31 @@ extension AlertdConfiguration {
         text += "\nsignals: SIGTERM or SIGINT stops gracefully; SIGHUP reloads the tokens file (a bad file keeps the "
             + "tokens in force)\n"
         return text
+    }
+
+    /// `ALERTD_*` variables that are not settings but are read by something else: alertctl and AlertClient, the
+    /// journal's size cap, the build, the Docker health check and the tests.
+    private static let otherVariables: Set<String> = [
+        "ALERTD_URL", "ALERTD_TOKEN", "ALERTD_TOKEN_FILE", SQLiteJournal.maxPageCountVariable, "ALERTD_REVISION",
+        "ALERTD_HEALTHCHECK_PID", "ALERTD_TEST_TIME_SCALE", "ALERTD_CRASH_KILLS", "ALERTD_FUZZ_TRACE",
+    ]
+
+    /// A warning for each `ALERTD_*` variable in `environment` that nothing reads (a typo such as
+    /// `ALERTD_DATADIR` would otherwise be silently ignored), naming the setting it is nearest to.
+    public static func environmentWarnings(_ environment: [String: String]) -> [String] {
+        let settings = options.map(\.environment)
+        let known = Set(settings).union(otherVariables)
+        return environment.keys.filter { $0.hasPrefix("ALERTD_") && !known.contains($0) }.sorted().map { name in
+            "warning: \(name) is not a setting alertd knows, so it is ignored"
+                + CommandLineText.suggestion(for: name, in: settings)
+        }
+    }
+
+    /// Writes `environmentWarnings(environment)` to standard error, one line each.
+    public static func warnAboutEnvironment(_ environment: [String: String]) {
+        for warning in environmentWarnings(environment) {
+            FileHandle.standardError.write(Data("alertd: \(warning)\n".utf8))
+        }
     }
 
     /// Reads the environment first, then the flags, which win.
@@ -223,12 +268,21 @@ extension AlertdConfiguration {
             let inline = equals.map { String(argument[argument.index(after: $0)...]) }
             guard let option = options.first(where: { $0.flag != nil && $0.flag == name }),
                   let flag = option.flag else {
-                throw ConfigurationError(description: "unknown option '\(argument)'; see alertd --help")
+                let known = options.compactMap(\.flag) + ["--help", "--version"]
+                throw ConfigurationError(description: "unknown option '\(argument)'"
+                    + CommandLineText.suggestion(for: name, in: known) + "; see alertd --help")
             }
             let value: String
             if !option.takesValue {
-                guard inline == nil else { throw ConfigurationError(description: "\(flag) takes no value") }
-                value = "on"
+                // A switch: alone it is on; it takes on or off as its variable does, inline or as the next word.
+                if let inline {
+                    value = inline
+                } else if let next = remaining.first, next == "on" || next == "off" {
+                    value = next
+                    remaining = remaining.dropFirst()
+                } else {
+                    value = "on"
+                }
             } else if let given = inline ?? remaining.popFirst() {
                 value = given
             } else {

@@ -1,5 +1,14 @@
 import Foundation
 
+/// What a wait reports while the server cannot be reached, so a program can say it is retrying rather than print
+/// nothing for as long as the outage lasts.
+public enum WaitProgress: Sendable, Equatable {
+    /// An attempt failed and will be made again after `retryIn`; `first` for the first failure of an outage.
+    case retrying(AlertClientError, retryIn: Duration, first: Bool)
+    /// The server answered again after an outage.
+    case reconnected
+}
+
 extension AlertClient {
     /// Waits until an alert resolves and returns its Result.
     ///
@@ -19,13 +28,14 @@ extension AlertClient {
     ///   - id: The alert's id.
     ///   - giveUpAfter: How long the server may stay unreachable (continuously) before the last error is thrown;
     ///     `nil` retries forever.
+    ///   - progress: Told of each retry after a transient failure, and when the server answers again.
     /// - Returns: The Result, secure values included.
     /// - Throws: `.cancelled`; `.server` (404, 400, …) for an error the server gave; `.unreachable`/`.timedOut`
     ///   only after `giveUpAfter`.
-    public func waitForResult(_ id: String, giveUpAfter: Duration? = nil) async throws(AlertClientError)
-        -> RemoteResult
-    {
-        try await retrying(giveUpAfter: giveUpAfter) { () throws(AlertClientError) in
+    public func waitForResult(
+        _ id: String, giveUpAfter: Duration? = nil, progress: (@Sendable (WaitProgress) -> Void)? = nil
+    ) async throws(AlertClientError) -> RemoteResult {
+        try await retrying(giveUpAfter: giveUpAfter, progress: progress) { () throws(AlertClientError) in
             try await response(id, wait: pollWait)
         }
     }
@@ -59,16 +69,20 @@ extension AlertClient {
 
     /// Calls `attempt` until it returns a value: again at once after `nil` (progress: a long-poll ended), after a
     /// back-off of 0.2 s doubling to 5 s after a transient failure (`isTransient`), for as long as failures last at
-    /// most `giveUpAfter` in a row (`nil`: forever). Other errors, and cancellation, end it.
+    /// most `giveUpAfter` in a row (`nil`: forever). Other errors, and cancellation, end it. `progress` hears of
+    /// each retry and of the first answer after an outage.
     func retrying<T>(
-        giveUpAfter: Duration?, _ attempt: () async throws(AlertClientError) -> T?
+        giveUpAfter: Duration?, progress: (@Sendable (WaitProgress) -> Void)? = nil,
+        _ attempt: () async throws(AlertClientError) -> T?
     ) async throws(AlertClientError) -> T {
         var backoff = Backoff()
         var outageStart: ContinuousClock.Instant?
         while true {
             if Task.isCancelled { throw .cancelled }
             do {
-                if let value = try await attempt() { return value }
+                let value = try await attempt()
+                if outageStart != nil { progress?(.reconnected) }
+                if let value { return value }
                 backoff.reset()
                 outageStart = nil
             } catch {
@@ -82,6 +96,7 @@ extension AlertClient {
                     if remaining <= .zero { throw error }
                     delay = min(delay, remaining)
                 }
+                progress?(.retrying(error, retryIn: delay, first: start == now))
                 do {
                     try await Task.sleep(for: delay)
                 } catch {

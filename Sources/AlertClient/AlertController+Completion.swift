@@ -2,6 +2,10 @@
 /// returns at once, and the chosen button's action and then `completion` run on the main actor, so they may touch
 /// main-actor state. Each returns its Task; cancelling it withdraws the alert (unless `dismissesOnCancel` is off)
 /// and completes with `.cancelled`.
+///
+/// Each takes `completion` without a default (pass `nil` to need none), so a call without one is always the async
+/// call: in top-level code Swift's overload ranking otherwise picks the twin even under `await`, and
+/// `try await AlertController.simpleAlert("Disk full")` would return at once with the alert pending.
 extension AlertController {
     /// The seed `AlertController.alert(title:message:actionTitles:actions:style:presenter:)` with a completion.
     /// - Parameters: as the async `alert(title:message:actionTitles:actions:style:presenter:timeout:)`, and
@@ -10,7 +14,7 @@ extension AlertController {
     public func alert(
         title: String?, message: String?, actionTitles: [String], actions: [(@MainActor () -> Void)?] = [],
         style: AlertStyle = .alert, presenter: String? = nil, timeout: Double? = nil,
-        completion: (@MainActor (Result<RemoteResult, AlertClientError>) -> Void)? = nil
+        completion: (@MainActor (Result<RemoteResult, AlertClientError>) -> Void)?
     ) -> Task<Void, Never> {
         Self.complete(using: { self }, actionTitles, actions, title, message, style, presenter, timeout, completion)
     }
@@ -19,7 +23,7 @@ extension AlertController {
     @discardableResult
     public func simpleAlert(
         _ message: String, timeout: Double? = nil,
-        completion: (@MainActor (Result<RemoteResult, AlertClientError>) -> Void)? = nil
+        completion: (@MainActor (Result<RemoteResult, AlertClientError>) -> Void)?
     ) -> Task<Void, Never> {
         Self.complete(using: { self }, { controller async throws(AlertClientError) in
             try await controller.simpleAlert(message, timeout: timeout)
@@ -64,7 +68,7 @@ extension AlertController {
     public static func alert(
         title: String?, message: String?, actionTitles: [String], actions: [(@MainActor () -> Void)?] = [],
         style: AlertStyle = .alert, presenter: String? = nil, timeout: Double? = nil,
-        completion: (@MainActor (Result<RemoteResult, AlertClientError>) -> Void)? = nil
+        completion: (@MainActor (Result<RemoteResult, AlertClientError>) -> Void)?
     ) -> Task<Void, Never> {
         complete(using: { () throws(AlertClientError) in try shared }, actionTitles, actions, title, message, style,
                  presenter, timeout, completion)
@@ -74,7 +78,7 @@ extension AlertController {
     @discardableResult
     public static func simpleAlert(
         _ message: String, timeout: Double? = nil,
-        completion: (@MainActor (Result<RemoteResult, AlertClientError>) -> Void)? = nil
+        completion: (@MainActor (Result<RemoteResult, AlertClientError>) -> Void)?
     ) -> Task<Void, Never> {
         complete(using: { () throws(AlertClientError) in try shared }, { controller async throws(AlertClientError) in
             try await controller.simpleAlert(message, timeout: timeout)

@@ -1,5 +1,6 @@
 import AlertClient
 import BuildInfo
+import CommandLineText
 import Foundation
 
 /// The `alertctl` program: global options, then a command.
@@ -67,7 +68,8 @@ enum Alertctl {
                 : await Demo.run(client: client, arguments: passed)
         }
         guard let command = command(named: name) else {
-            throw UsageError("unknown command '\(name)'")
+            let known = commands.flatMap { [$0.name] + $0.aliases } + ["dashboard", "demo", "help"]
+            throw UsageError("unknown command '\(name)'" + CommandLineText.suggestion(for: name, in: known))
         }
         return try await run(command, rest, globalURL: globals.value("--url"), environment: environment)
     }

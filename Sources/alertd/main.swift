@@ -17,6 +17,7 @@ do {
     FileHandle.standardError.write(Data("alertd: \(error)\n".utf8))
     exit(64)
 }
+AlertdConfiguration.warnAboutEnvironment(ProcessInfo.processInfo.environment)
 switch command {
 case .help(let usage):
     print(usage, terminator: "")

@@ -1,5 +1,7 @@
 @testable import AlertAPI
 import BuildInfo
+import Foundation
+import HTTPTestSupport
 import MicroHTTP
 import Testing
 
@@ -38,8 +40,87 @@ struct CommandLineTests {
             _ = try AlertdConfiguration.command(arguments: ["--insecure="], environment: [:])
             Issue.record("--insecure= was accepted")
         } catch {
-            #expect(error.description == "--insecure takes no value")
+            #expect(error.description.hasPrefix("--insecure '' is not valid"), "\(error)")
         }
+    }
+
+    @Test("--insecure alone is on, and takes on or off as ALERTD_INSECURE does, inline or as the next word")
+    func insecureOnOff() throws {
+        #expect(try Self.configuration(["--insecure"]).insecure)
+        #expect(try Self.configuration(["--insecure", "on", "--port", "9000"]).insecure)
+        #expect(try Self.configuration(["--insecure=on"]).insecure)
+        #expect(try !Self.configuration(["--insecure=off"], ["ALERTD_INSECURE": "on"]).insecure)
+        #expect(try !Self.configuration(["--insecure", "off"], ["ALERTD_INSECURE": "on"]).insecure)
+        #expect(try Self.configuration(["--insecure", "--port", "9000"]).http.port == 9000)
+        #expect(throws: ConfigurationError.self) { try Self.configuration(["--insecure=yes"]) }
+    }
+
+    @Test("a mistyped flag is refused naming the nearest one; a flag like none has no guess")
+    func suggestsNearestFlag() throws {
+        for (typed, meant) in [("--datadir", "--data-dir"), ("--max-pendign", "--max-pending"), ("--prot", "--port"),
+                               ("--tokens_file", "--tokens-file"), ("--verison", "--version")] {
+            do {
+                _ = try AlertdConfiguration.command(arguments: [typed, "x"], environment: [:])
+                Issue.record("\(typed) was accepted")
+            } catch {
+                #expect(error.description == "unknown option '\(typed)' (did you mean '\(meant)'?); see alertd --help")
+            }
+        }
+        do {
+            _ = try AlertdConfiguration.command(arguments: ["--frobnicate"], environment: [:])
+        } catch {
+            #expect(error.description == "unknown option '--frobnicate'; see alertd --help")
+        }
+    }
+
+    @Test("durations take seconds or units (90s, 5m, 1h30m, 7d), from flags and variables; bad ones are refused")
+    func durationsWithUnits() throws {
+        let configuration = try Self.configuration(
+            ["--retention", "7d", "--idle-timeout=90s", "--header-timeout", "1m", "--webhook-lease", "1h30m",
+             "--event-keepalive", "20"],
+            ["ALERTD_SHUTDOWN_GRACE": "2m", "ALERTD_BODY_TIMEOUT": "45s"])
+        #expect(configuration.store.retention == .seconds(7 * 86_400))
+        #expect(configuration.http.idleTimeout == 90 && configuration.http.headerTimeout == 60)
+        #expect(configuration.webhookLease == .seconds(5400) && configuration.eventKeepAlive == .seconds(20))
+        #expect(configuration.shutdownGrace == .seconds(120) && configuration.http.bodyTimeout == 45)
+        #expect(try Self.configuration(["--retention", "0"]).store.retention == .seconds(0))
+        for bad in ["1.5s", "30m1h", "5x", "-5s", "h", "2h", "1m1m", ""] {
+            do {
+                _ = try Self.configuration(["--idle-timeout", bad])
+                Issue.record("--idle-timeout '\(bad)' was accepted")
+            } catch {
+                #expect("\(error)".contains("seconds, or with a unit: 90s, 5m, 1h30m, 7d"), "\(error)")
+            }
+        }
+        #expect(throws: ConfigurationError.self) { try Self.configuration([], ["ALERTD_RETENTION": "1 h"]) }
+    }
+
+    @Test("an ALERTD_ variable that nothing reads is warned about, naming the setting it is nearest to")
+    func unknownVariables() throws {
+        let warnings = AlertdConfiguration.environmentWarnings([
+            "ALERTD_DATADIR": "/tmp/d", "ALERTD_URL": "http://x", "ALERTD_TOKEN": "t", "ALERTD_PORT": "1",
+            "ALERTD_SQLITE_MAX_PAGE_COUNT": "9", "ALERTD_WHATEVER_THIS_IS": "1", "HOME": "/root",
+        ])
+        #expect(warnings == [
+            "warning: ALERTD_DATADIR is not a setting alertd knows, so it is ignored (did you mean 'ALERTD_DATA_DIR'?)",
+            "warning: ALERTD_WHATEVER_THIS_IS is not a setting alertd knows, so it is ignored",
+        ])
+    }
+
+    @Test("alertd started with ALERTD_DATADIR says on stderr that it ignores it, and runs memory only")
+    func unknownVariableAtStart() async throws {
+        var environment = ProcessInfo.processInfo.environment
+        environment["ALERTD_DATADIR"] = FileManager.default.temporaryDirectory.path + "/never-made"
+        let child = try ChildProcess(
+            AlertdProcess.executable.path, ["--host", "127.0.0.1", "--port", "0"], environment: environment)
+        let line = await child.firstLine(timeout: 30) ?? ""
+        #expect(line.contains("listening on"), "\(line) \(child.standardError)")
+        #expect(await TestTime.until { child.standardOutput.contains("memory only") })
+        child.send(SIGTERM)
+        #expect(await child.wait(timeout: 30) == 0)
+        #expect(child.standardError.contains(
+            "alertd: warning: ALERTD_DATADIR is not a setting alertd knows, so it is ignored "
+                + "(did you mean 'ALERTD_DATA_DIR'?)"), "\(child.standardError)")
     }
 
     @Test("--flag=value equals --flag value; only the first = splits, so a value may hold one")

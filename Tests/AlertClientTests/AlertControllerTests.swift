@@ -116,7 +116,7 @@ struct AlertControllerTests {
         }
     }
 
-    @Test("static calls use the shared controller from ALERTD_URL; the seeds' Click Me compiles and works as written")
+    @Test("static calls use the shared controller from ALERTD_URL; the seeds' Click Me works, synchronous and async")
     func staticConvenience() async throws {
         try await LiveAlertd.with { server in
             // The only test that touches `shared`, which reads the environment once.
@@ -153,11 +153,11 @@ struct AlertControllerTests {
 /// The seeds' `ViewController`, its Click Me written as the seeds write it.
 @MainActor
 enum SeedViewController {
-    /// The `@IBAction`: synchronous, the actions set the label.
+    /// The `@IBAction`: synchronous, the actions set the label; `completion: nil` picks the completion-handler twin.
     static func clickMe() {
         AlertController.alert(title: "Hello", message: "ViewController's Click Me was pressed.",
                               actionTitles: ["Cancel", "OK"],
-                              actions: [{ seedDebugLabel = "Cancel" }, { seedDebugLabel = "OK" }])
+                              actions: [{ seedDebugLabel = "Cancel" }, { seedDebugLabel = "OK" }], completion: nil)
     }
 
     /// The same with async/await.

@@ -165,4 +165,22 @@ struct AlertctlAlertCommandTests {
             #expect(presenter.stderr.contains("/presenter"))
         }
     }
+
+    @Test("--timeout takes units: alert --timeout 1h30m expires in 5400 s; wait --timeout 300ms exits 7")
+    func timeoutUnits() async throws {
+        try await AlertctlServer.with { server in
+            let posted = try await server.alertctl("alert", "Later", "--timeout", "1h30m", "--json")
+            #expect(posted.status == 0, "\(posted)")
+            let created = try #require(Self.date(posted.json?["createdAt"] as? String ?? ""), "\(posted)")
+            let expires = try #require(Self.date(posted.json?["expiresAt"] as? String ?? ""), "\(posted)")
+            #expect(abs(expires.timeIntervalSince(created) - 5400) < 1)
+            let id = try #require(posted.json?["id"] as? String)
+            let waited = try await server.alertctl("wait", id, "--timeout", "300ms")
+            #expect(waited.status == 7, "\(waited)")
+        }
+    }
+
+    private static func date(_ text: String) -> Date? {
+        try? Date(text, strategy: Date.ISO8601FormatStyle(includingFractionalSeconds: true))
+    }
 }

@@ -174,4 +174,18 @@ struct AlertctlCommandTests {
         await second.app.shutdown()
         #expect(output.stderr.contains("lost alertd") && output.stderr.contains("reconnected"), "\(output)")
     }
+
+    @Test("wait says on stderr that alertd is gone and it keeps retrying, instead of sitting silent")
+    func waitSaysItRetries() async throws {
+        let server = try AlertctlServer.start()
+        let id = try await server.create(#"{"title":"Go?","buttons":["No","Yes"]}"#)
+        let waiting = try server.start("wait", id)
+        await server.waitForWaiters(1)
+        await server.app.shutdown()
+        try await waiting.waitForOutput(containing: "alertctl: lost alertd at \(server.url)", errors: true)
+        try await waiting.waitForOutput(containing: "retrying until it answers", errors: true)
+        #expect(waiting.isRunning, "still waiting")
+        waiting.interrupt()
+        _ = try await waiting.finish()
+    }
 }

@@ -30,7 +30,8 @@ struct AlertctlUsageTests {
 
     @Test("usage errors exit 2 with a message and a hint to --help", arguments: [
         [] as [String], ["frobnicate"], ["get"], ["get", "a", "b"], ["alert"], ["alert", "x", "--buton", "OK"],
-        ["alert", "x", "--style", "popover"], ["alert", "x", "--tag", "many"], ["alert", "x", "--timeout", "-1"],
+        ["alert", "x", "--style", "popover"], ["alert", "x", "--tag", "many"], ["alert", "x", "--timeout", "-1"], ["alert", "x", "--timeout", "5x"],
+        ["alert", "x", "--timeout", "30m1h"], ["wait", "id", "--timeout", "0s"],
         ["alert", "x", "--title", "y"], ["answer", "id"], ["answer", "id", "--button", "OK", "--index", "1"],
         ["answer", "id", "--index", "one"], ["list", "--state", "sideways"], ["list", "--limit"],
         ["list", "--limit", "0"], ["list", "--limit", "1001"],
@@ -46,6 +47,23 @@ struct AlertctlUsageTests {
         #expect(output.stderr.hasPrefix("alertctl"))
         #expect(output.stderr.contains("--help"))
         #expect(output.stdout.isEmpty)
+    }
+
+    @Test("a mistyped command or option exits 2 naming the nearest one")
+    func suggestions() async throws {
+        let cases: [([String], String)] = [
+            (["lst"], "unknown command 'lst' (did you mean 'list'?)"),
+            (["dashbaord"], "unknown command 'dashbaord' (did you mean 'dashboard'?)"),
+            (["list", "--presnter", "ops"], "unknown option '--presnter' (did you mean '--presenter'?)"),
+            (["alert", "x", "--buton", "OK"], "unknown option '--buton' (did you mean '--button'?)"),
+            (["--ulr", "http://127.0.0.1:1", "list"], "unknown option '--ulr' (did you mean '--url'?)"),
+        ]
+        for (arguments, message) in cases {
+            let output = try await AlertctlProcess.run(arguments)
+            #expect(output.status == 2 && output.stderr.contains(message), "\(arguments): \(output)")
+        }
+        let far = try await AlertctlProcess.run(["frobnicate"])
+        #expect(far.stderr.contains("unknown command 'frobnicate'\n"), "\(far)")
     }
 
     @Test("an unreachable server exits 3 with a clear message", arguments: [

@@ -9,6 +9,12 @@ enum DashboardFixtures {
          "fields":[{"placeholder":"Username"},{"placeholder":"Password","secure":true,"keyboard":"asciiCapable"}]}
         """
 
+    /// A login alert whose fields come filled in: a cancel must answer with these texts, whatever was typed.
+    static let prefilledLogin = """
+        {"title":"Login","message":"Enter your credentials","buttons":["Cancel","Log in"],
+         "fields":[{"placeholder":"Username","text":"alice"},{"placeholder":"Password","secure":true,"text":"0ld-pw"}]}
+        """
+
     /// A WCSAlertController-style action sheet with a destructive button.
     static let photoSheet = """
         {"title":"Delete this photo?","message":"It will be removed from all your devices.","style":"actionSheet",

@@ -120,21 +120,44 @@ struct DashboardTests {
         }
     }
 
-    @Test("Esc answers with the cancel button, even from inside a text field")
+    /// Opens `DashboardFixtures.prefilledLogin`, types "bob" after its username and "topsecret" over its password.
+    private func typeOverPrefilledLogin(_ server: AlertctlServer, _ session: TmuxSession) async throws -> String {
+        let id = try await server.create(DashboardFixtures.prefilledLogin)
+        try await session.waitFor("Login")
+        try await session.press("Enter")
+        try await session.waitFor("[alice")
+        try await session.type("bob")
+        try await session.waitFor("[alicebob")
+        try await session.press("Tab")
+        try await session.press("C-u")
+        try await session.type("topsecret")
+        try await session.waitFor("[" + String(repeating: "•", count: "topsecret".count) + " ")
+        return id
+    }
+
+    @Test("Esc answers with the cancel button from inside a text field, sending the original texts, not the typed")
     func escapeAnswersCancel() async throws {
         try await withDashboard { server, session in
-            let id = try await server.create(DashboardFixtures.login)
-            try await session.waitFor("Login")
-            try await session.press("Enter")
-            try await session.waitFor("[Username")
-            try await session.type("bob")
-            try await session.waitFor("[bob")
+            let id = try await typeOverPrefilledLogin(server, session)
             try await session.press("Escape")
             try await session.waitFor("→ Cancel")
             let (_, result) = try await server.request("GET", "/v1/alerts/\(id)/response")
             #expect(result["buttonTitle"] as? String == "Cancel")
             #expect(result["ok"] as? Bool == false)
-            #expect(result["values"] as? [String] == ["bob", ""])
+            #expect(result["values"] as? [String] == ["alice", "0ld-pw"])
+        }
+    }
+
+    @Test("choosing the cancel button by its number also sends the original texts, not the typed")
+    func cancelButtonSendsOriginalTexts() async throws {
+        try await withDashboard { server, session in
+            let id = try await typeOverPrefilledLogin(server, session)
+            try await session.press("Tab")
+            try await session.press("1")
+            try await session.waitFor("→ Cancel")
+            let (_, result) = try await server.request("GET", "/v1/alerts/\(id)/response")
+            #expect(result["buttonIndex"] as? Int == 0)
+            #expect(result["values"] as? [String] == ["alice", "0ld-pw"])
         }
     }
 
@@ -217,6 +240,31 @@ struct DashboardTests {
                 throw error
             }
             await second.shutdown()
+        }
+    }
+
+    @Test("while the server is away the status line says reconnecting to URL, even right after an answer")
+    func reconnectingOnTheStatusLine() async throws {
+        let server = try DashboardFixtures.startServer(port: 0)
+        let url = server.url
+        try await TmuxSession.withAlertctl(["--url", url, "dashboard"]) { session in
+            do {
+                try await session.waitFor("connected to \(url)")
+                let body = #"{"title":"Rotate the keys?","buttons":["Later","Rotate"]}"#
+                #expect(try await DashboardFixtures.post(port: server.port, "/v1/alerts", body) == 201)
+                try await session.waitFor("Rotate the keys?")
+                try await session.press("Enter")
+                try await session.waitFor("[2 Rotate]")
+                try await session.press("Enter")
+                // The status line tells of the answer...
+                try await session.waitFor("Rotate the keys?: Rotate")
+            } catch {
+                await server.shutdown()
+                throw error
+            }
+            await server.shutdown()
+            // ...until the server is lost: then it says so (the header alone says "reconnecting").
+            try await session.waitFor("reconnecting to \(url)")
         }
     }
 }

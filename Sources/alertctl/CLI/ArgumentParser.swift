@@ -1,3 +1,5 @@
+import CommandLineText
+
 /// A small parser for `command [options] [arguments]`: `--name value`, `--name=value`, short spellings such as
 /// `-b value`, flags, repeatable options, and `--` to end options.
 struct ArgumentParser: Sendable {
@@ -25,7 +27,8 @@ struct ArgumentParser: Sendable {
                 inlineValue = String(argument[argument.index(after: equals)...])
             }
             guard let spec = options.first(where: { $0.names.contains(name) }) else {
-                throw UsageError("unknown option '\(name)'")
+                let known = options.flatMap(\.names).filter { $0.hasPrefix("--") }
+                throw UsageError("unknown option '\(name)'" + CommandLineText.suggestion(for: name, in: known))
             }
             if !spec.repeatable, parsed.has(spec.name), spec.value != nil {
                 throw UsageError("\(spec.name) given more than once")

@@ -1,3 +1,5 @@
+import CommandLineText
+
 /// A command line after parsing: option values by canonical name, and the positional arguments.
 struct ParsedArguments: Sendable {
     /// Arguments that are not options, in order.
@@ -40,11 +42,13 @@ struct ParsedArguments: Sendable {
         return number
     }
 
-    /// The value parsed as a positive number of seconds.
+    /// The value parsed as a positive duration, in seconds: a number of seconds (`90`, `0.5`) or with units
+    /// (`90s`, `5m`, `1h30m`, `7d`, `500ms`).
     func seconds(_ name: String) throws(UsageError) -> Double? {
         guard let text = value(name) else { return nil }
-        guard let number = Double(text), number.isFinite, number > 0 else {
-            throw UsageError("\(name) needs a positive number of seconds; got '\(text)'")
+        guard let number = CommandLineText.seconds(text), number > 0 else {
+            throw UsageError("\(name) needs a positive duration: seconds, or with a unit (90s, 5m, 1h, 7d); "
+                + "got '\(text)'")
         }
         return number
     }

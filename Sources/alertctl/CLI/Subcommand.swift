@@ -40,4 +40,20 @@ struct CommandContext: Sendable {
     let client: AlertClient
     /// The base URL, as shown in messages.
     var url: String { client.baseURL.absoluteString }
+
+    /// For `waitForResult`: says on standard error, once per outage, that alertd cannot be reached and the wait
+    /// goes on, and when it answers again, so a wait never sits silent through an outage.
+    var waitProgress: @Sendable (WaitProgress) -> Void {
+        let url = url
+        return { progress in
+            switch progress {
+            case .retrying(let error, _, first: true):
+                Console.err("alertctl: lost alertd at \(url) (\(error.reason)); retrying until it answers…")
+            case .retrying:
+                break
+            case .reconnected:
+                Console.err("alertctl: reconnected to \(url); still waiting")
+            }
+        }
+    }
 }

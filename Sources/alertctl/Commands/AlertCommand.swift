@@ -36,7 +36,8 @@ struct AlertCommand: Subcommand {
         .option("--style", value: "STYLE", help: "alert (default) or actionSheet"),
         .option("--presenter", "-p", value: "NAME", help: "Address it to this presenter (default root)"),
         .option("--tag", value: "N", help: "An integer echoed back (default 0)"),
-        .option("--timeout", value: "SECONDS", help: "Expire as the cancel button after this long"),
+        .option("--timeout", value: "DURATION",
+                help: "Expire as the cancel button after this long (seconds, or 90s, 5m, 1h, 7d)"),
         .flag("--wait", "-w", help: "Wait for the answer; exit 0 unless cancel, dismissed or expired"),
         .json,
     ]
@@ -79,13 +80,17 @@ struct AlertCommand: Subcommand {
             // A lost response or a restart of the server between its commit and its answer must not make two alerts.
             let alert = try await context.client.createRetrying(input, giveUpAfter: Self.createRetryLimit)
             guard wait else {
-                Console.out(json ? JSONOutput.alert(alert) : alert.id)
+                if json {
+                    Console.json(JSONOutput.alert(alert))
+                } else {
+                    Console.out(alert.id)
+                }
                 return .ok
             }
             if Console.stderrIsTerminal {
                 Console.err("alertctl: waiting for an answer to \(alert.id) (Ctrl-C stops waiting)")
             }
-            let result = try await context.client.waitForResult(alert.id)
+            let result = try await context.client.waitForResult(alert.id, progress: context.waitProgress)
             ResultPrinter.print(result, json: json)
             return ResultPrinter.exitCode(for: result)
         } catch {

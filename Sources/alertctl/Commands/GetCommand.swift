@@ -22,7 +22,11 @@ struct GetCommand: Subcommand {
     func run(_ context: CommandContext) async -> ExitCode {
         do {
             let alert = try await context.client.alert(id)
-            Console.out(json ? JSONOutput.alert(alert) : AlertDescription.text(alert))
+            if json {
+                Console.json(JSONOutput.alert(alert))
+            } else {
+                Console.out(AlertDescription.text(alert))
+            }
             return .ok
         } catch {
             return Failure.report(error, context, json: json)

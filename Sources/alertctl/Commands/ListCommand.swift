@@ -41,7 +41,7 @@ struct ListCommand: Subcommand {
         do {
             let list = try await context.client.list(state: state, presenter: presenter, limit: limit)
             if json {
-                Console.out(JSONOutput.list(list))
+                Console.json(JSONOutput.list(list))
             } else if list.alerts.isEmpty {
                 Console.out("no \(state == "all" ? "" : state + " ")alerts")
             } else {

@@ -4,15 +4,15 @@ import AlertClient
 struct WaitCommand: Subcommand {
     static let name = "wait"
     static let summary = "Wait for an alert's answer; exit 0 unless cancel, dismissed or expired."
-    static let usage = "alertctl wait ID [--timeout SECONDS] [--json]"
+    static let usage = "alertctl wait ID [--timeout DURATION] [--json]"
     static let discussion = """
         Prints the chosen button's title and each field's value on its own line (or --json: the Result).
-        Keeps waiting across long-poll time-outs and a briefly unreachable server. Exit status: 0 when a
-        button other than cancel was chosen; 1 when cancel was chosen, or it was dismissed or expired;
-        7 when --timeout passed first (the alert stays pending).
+        Keeps waiting across long-poll time-outs and a briefly unreachable server, saying so on
+        standard error. Exit status: 0 when a button other than cancel was chosen; 1 when cancel was
+        chosen, or it was dismissed or expired; 7 when --timeout passed first (the alert stays pending).
         """
     static let options: [OptionSpec] = [
-        .option("--timeout", value: "SECONDS", help: "Stop waiting after this long (exit 7)"),
+        .option("--timeout", value: "DURATION", help: "Stop waiting after this long (exit 7): seconds, or 90s, 5m, 1h"),
         .json,
     ]
 
@@ -33,7 +33,7 @@ struct WaitCommand: Subcommand {
             if let first = try await context.client.response(id) {
                 result = first
             } else {
-                result = try await Self.waitForResult(context.client, id, timeout: timeout)
+                result = try await Self.waitForResult(context, id, timeout: timeout)
             }
             guard let result else {
                 Console.err("alertctl: \(id) is still pending after \(timeout.map { "\($0)" } ?? "?") s")
@@ -46,15 +46,18 @@ struct WaitCommand: Subcommand {
         }
     }
 
-    /// `client.waitForResult(id)`, or `nil` once `timeout` seconds have passed.
-    static func waitForResult(_ client: AlertClient, _ id: String, timeout: Double?) async throws(AlertClientError)
+    /// `client.waitForResult(id)`, saying on standard error while alertd is away; `nil` once `timeout` seconds have
+    /// passed.
+    static func waitForResult(_ context: CommandContext, _ id: String, timeout: Double?) async throws(AlertClientError)
         -> RemoteResult?
     {
-        guard let timeout else { return try await client.waitForResult(id) }
+        let client = context.client
+        let progress = context.waitProgress
+        guard let timeout else { return try await client.waitForResult(id, progress: progress) }
         let outcome = await withTaskGroup(of: Result<RemoteResult, AlertClientError>?.self) { group in
             group.addTask {
                 do throws(AlertClientError) {
-                    return .success(try await client.waitForResult(id))
+                    return .success(try await client.waitForResult(id, progress: progress))
                 } catch {
                     return .failure(error)
                 }

@@ -102,10 +102,10 @@ struct WatchCommand: Subcommand {
         }
     }
 
-    /// `09:34:28  new        q3l8…  root  detail`.
+    /// `09:34:28  new        q3l8…  root  detail`, control characters escaped (`VisibleText`).
     static func line(_ date: Date, _ event: String, _ alert: RemoteAlert, detail: String) -> String {
         [Age.clock(date), event.padding(toLength: 9, withPad: " ", startingAt: 0), alert.id, alert.presenter, detail]
-            .joined(separator: "  ")
+            .map(VisibleText.escaped).joined(separator: "  ")
     }
 
     /// `"Deploy to prod?"  [Cancel | Deploy!]`.

@@ -24,6 +24,8 @@ extension DashboardState {
             guard presenter == self.presenter else { return [] }
             return listed(list)
         case .listFailed(let reason, let retryIn):
+            // The status line says so once the server is lost: what it said before (an answer sent) is old news.
+            if case .reconnecting = connection {} else { notice = nil }
             connection = .reconnecting(reason: reason, retryIn: retryIn)
         case .answered(let id, let result):
             answered(id, result)

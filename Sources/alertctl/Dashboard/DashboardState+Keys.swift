@@ -28,6 +28,7 @@ extension DashboardState {
             notice = .warning(why)
             return []
         case .choose(let button): return choose(button)
+        case .cancel(let button): return choose(button, typed: false)
         }
     }
 
@@ -109,11 +110,19 @@ extension DashboardState {
 
     /// Answers the open alert with `button`, or waits for the details first when secure texts are unknown. While
     /// the server cannot be reached nothing is sent, and the status line says so.
-    mutating func choose(_ button: RemoteButton) -> [DashboardEffect] {
+    ///
+    /// - Parameter typed: `false` for a cancel: the answer leaves `values` out, so the server records each field's
+    ///   original text and nothing typed (a secret included) leaves this process.
+    mutating func choose(_ button: RemoteButton, typed: Bool = true) -> [DashboardEffect] {
         guard var open else { return [] }
         guard connection == .connected else {
             notice = .warning("not connected: not sent (\(button.title))")
             return []
+        }
+        if !typed {
+            open.sending = true
+            self.open = open
+            return [.answer(alertID: open.alert.id, buttonIndex: button.index, values: nil)]
         }
         if open.needsDetails {
             open.chosenWhileLoading = button

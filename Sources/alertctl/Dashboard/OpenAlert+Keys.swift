@@ -4,8 +4,10 @@ extension OpenAlert {
     /// What a key asks of the dashboard.
     enum Action: Sendable, Equatable {
         case none
-        /// Answer with this button.
+        /// Answer with this button and the texts as typed.
         case choose(RemoteButton)
+        /// Answer with this button and each field's original text, whatever was typed: Esc, or the cancel button.
+        case cancel(RemoteButton)
         /// Back to the list without answering.
         case close
         /// A key the focused field's keyboard could not type; says what the field takes.
@@ -18,6 +20,7 @@ extension OpenAlert {
     /// field or, in the last one, answers with the default button. On the buttons: 1…9 choose by position,
     /// ←/→ (↑/↓ on an action sheet) move, Enter or Space choose, `q` or Backspace go back to the list.
     /// Anywhere: Tab and Shift-Tab cycle through fields and buttons, Esc answers with the cancel button.
+    /// A cancel (Esc, or choosing the cancel button) sends each field's original text, never what was typed.
     ///
     /// A destructive button is sent only after a second key: choosing it asks (`confirming`), then Enter, `y` or
     /// its number again sends it, and any other key takes the choice back.
@@ -31,7 +34,9 @@ extension OpenAlert {
             return again ? .choose(button) : .none
         }
         let action = handleUnconfirmed(key)
-        if case .choose(let button) = action, button.isDestructive {
+        guard case .choose(let button) = action else { return action }
+        if button.isCancel { return .cancel(button) }
+        if button.isDestructive {
             confirming = button
             return .none
         }
@@ -40,7 +45,7 @@ extension OpenAlert {
 
     private mutating func handleUnconfirmed(_ key: Key) -> Action {
         if key == .escape {
-            return alert.cancelButton.map(Action.choose) ?? .none
+            return alert.cancelButton.map(Action.cancel) ?? .none
         }
         switch key {
         case .tab: focus = step(by: 1)

@@ -1,6 +1,7 @@
 import AlertClient
 
-/// The text `alertctl get` prints: one "name: value" line per member; secure values masked.
+/// The text `alertctl get` prints: one "name: value" line per member; secure values masked, control characters
+/// escaped (`VisibleText`), so each member keeps to its line.
 enum AlertDescription {
     /// `alert` as lines.
     static func text(_ alert: RemoteAlert) -> String {
@@ -30,7 +31,7 @@ enum AlertDescription {
         }
         let width = lines.map(\.0.count).max() ?? 0
         return lines.map { name, value in
-            (name + ":").padding(toLength: width + 2, withPad: " ", startingAt: 0) + value
+            (name + ":").padding(toLength: width + 2, withPad: " ", startingAt: 0) + VisibleText.escaped(value)
         }.joined(separator: "\n")
     }
 

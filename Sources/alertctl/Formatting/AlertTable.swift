@@ -6,7 +6,7 @@ enum AlertTable {
     /// Longest title/message shown before it is cut with "…".
     static let textWidth = 48
 
-    /// Renders `alerts` as aligned columns with a header.
+    /// Renders `alerts` as aligned columns with a header; control characters in a cell are escaped (`VisibleText`).
     /// - Parameters:
     ///   - alerts: Alerts, in the order to show.
     ///   - now: The time ages are counted to.
@@ -19,7 +19,7 @@ enum AlertTable {
                 truncate(headline(alert), to: textWidth), buttons(alert),
             ]
             if showResult { row.append(alert.result.map(resultText) ?? "pending") }
-            rows.append(row)
+            rows.append(row.map(VisibleText.escaped))
         }
         return align(rows)
     }

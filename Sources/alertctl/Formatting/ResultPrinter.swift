@@ -3,20 +3,21 @@ import AlertClient
 /// Prints a Result: the chosen button's title, then each field value on its own line; or JSON.
 enum ResultPrinter {
     /// Prints `result` to standard output: the button's title, then (unless it is the cancel button) one line per
-    /// field value.
+    /// field value, control characters escaped (a newline in a value is `\n`, so each value keeps to its line);
+    /// `--json` has them exactly.
     /// - Parameters:
     ///   - result: The Result.
     ///   - json: Print the Result as JSON instead.
     static func print(_ result: RemoteResult, json: Bool) {
         if json {
-            Console.out(JSONOutput.result(result))
+            Console.json(JSONOutput.result(result))
             return
         }
-        Console.out(result.buttonTitle)
+        Console.out(VisibleText.escaped(result.buttonTitle))
         // A cancel carries no answer: its values are only the fields' untouched texts, so no (blank) lines.
         guard result.ok else { return }
         for value in result.values {
-            Console.out(value ?? "")
+            Console.out(VisibleText.escaped(value ?? ""))
         }
     }
 

@@ -90,9 +90,10 @@ struct Canvas: Sendable {
         }
     }
 
-    /// Control characters (a newline in a title, a tab) would move the curses cursor: shown as spaces.
+    /// Control characters (a newline in a title, a tab, ESC; `VisibleText.isControl`) would move the curses cursor
+    /// or command the terminal: shown as spaces.
     private static func printable(_ text: String) -> String {
-        guard text.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else { return text }
-        return String(text.unicodeScalars.map { $0.value < 0x20 || $0.value == 0x7F ? " " : Character($0) })
+        guard text.unicodeScalars.contains(where: VisibleText.isControl) else { return text }
+        return String(text.unicodeScalars.map { VisibleText.isControl($0) ? " " : Character($0) })
     }
 }
