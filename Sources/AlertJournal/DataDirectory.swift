@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import AlertCore
 
 /// The data directory: made when missing (with its parents, mode 0700), and checked to be writable and trusted:
 /// owned by the user alertd runs as, writable by no one else, its files alertd's own and never symbolic links.
@@ -132,7 +133,7 @@ enum DataDirectory {
 }
 
 /// Which file a path names (device and inode), to tell when a name comes to mean another file.
-struct FileIdentity: Equatable {
+struct FileIdentity: Equatable, Sendable {
     let device: UInt64
     let inode: UInt64
 
@@ -142,6 +143,30 @@ struct FileIdentity: Equatable {
         guard stat(path, &status) == 0 else { return nil }
         device = UInt64(status.st_dev)
         inode = UInt64(status.st_ino)
+    }
+}
+
+/// The journal's database file and write-ahead log as the journal has them open, to notice when another program
+/// renames over or deletes either: SQLite goes on writing to the file it has open, which the next start no longer
+/// sees. (SQLite keeps the log's file while a connection is open; a checkpoint truncates it in place.)
+struct JournalFiles: Sendable {
+    let path: String
+    private let database: FileIdentity?
+    private let log: FileIdentity?
+
+    /// The files `path` and `path-wal` name now, once the journal has both open.
+    init(path: String) {
+        self.path = path
+        database = FileIdentity(path: path)
+        log = FileIdentity(path: path + "-wal")
+    }
+
+    /// Why the names no longer lead to the open files, if they do not.
+    var replaced: JournalFailure? {
+        guard FileIdentity(path: path) != database || FileIdentity(path: path + "-wal") != log else { return nil }
+        return JournalFailure(reason: "\(path) or its -wal was replaced or removed while alertd ran (another program "
+            + "renamed or deleted it), so what alertd writes would not be there at the next start: it writes "
+            + "nothing more. Stop alertd; put the journal back from a backup (alertd restore) if it is gone")
     }
 }
 

@@ -7,13 +7,11 @@ import CSQLite
 /// Used by one thread at a time: `SQLiteJournal.open` builds it, then only the writer thread uses it.
 final class JournalWriter {
     let connection: SQLiteConnection
-    /// The database file's path, and the file it named when the journal opened it: a commit checks that the name
-    /// (and that of the write-ahead log) still means that file, so that a journal renamed over or deleted (a backup or a copy written onto it) is
-    /// noticed at the next commit instead of losing every later one at the next start.
+    /// The database file and its log as the journal opened them, once `probe()` made the log: each commit checks
+    /// that their names still lead there, so that a journal renamed over or deleted (a backup or a copy written onto
+    /// it) is noticed at the next commit instead of losing every later one at the next start.
+    private(set) var files: JournalFiles?
     private let path: String
-    private let identity: FileIdentity?
-    /// The write-ahead log's file as of the first commit (SQLite keeps it while a connection is open).
-    private var logIdentity: FileIdentity?
     /// The data dir's mark, raised to the change index of each commit before it is acknowledged.
     let mark: JournalMark
     private let eventHistory: Int
@@ -53,7 +51,6 @@ final class JournalWriter {
         self.connection = connection
         self.path = path
         self.mark = mark
-        identity = FileIdentity(path: path)
         self.eventHistory = eventHistory
         trimBatch = UInt64(max(1, eventHistory / 8))
         changeIndex = image.changeIndex
@@ -134,13 +131,7 @@ final class JournalWriter {
             (changeIndex, nextSequence) = before
             throw JournalFailure(reason: "the journal could not commit: \(error.message)")
         }
-        let log = FileIdentity(path: path + "-wal")
-        if logIdentity == nil { logIdentity = log }
-        guard FileIdentity(path: path) == identity, log == logIdentity else {
-            throw JournalFailure(reason: "\(path) or its -wal was replaced or removed while alertd ran (another program "
-                + "renamed or deleted it), so what alertd writes would not be there at the next start: it writes "
-                + "nothing more. Stop alertd; put the journal back from a backup (alertd restore) if it is gone")
-        }
+        if let failure = files?.replaced { throw failure }
         guard changeIndex == before.0 || mark.record(changeIndex) else {
             throw JournalFailure(reason: "cannot write the journal's mark \(mark.path): "
                 + DataDirectory.errorText())
@@ -149,7 +140,8 @@ final class JournalWriter {
 
     /// Why the journal cannot take a commit now, if it cannot: a commit that rewrites the meta row as it is (which
     /// needs room for the write-ahead log, so a full disk fails it), and, under a page cap (`max_page_count`), no
-    /// page left to grow into. Run once at open, before the first commit, so that `/healthz` tells at once.
+    /// page left to grow into. Run once at open, before the first commit, so that `/healthz` tells at once; then
+    /// notes the files the journal writes (`files`).
     func probe() -> JournalFailure? {
         do throws(SQLiteError) {
             let pages = try connection.integer("PRAGMA page_count") ?? 0
@@ -161,6 +153,7 @@ final class JournalWriter {
             try begin.run()
             try connection.execute("UPDATE meta SET next_sequence = next_sequence WHERE singleton = 1")
             try commitStatement.run()
+            files = JournalFiles(path: path)
             return nil
         } catch {
             try? connection.execute("ROLLBACK")

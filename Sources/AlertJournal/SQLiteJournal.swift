@@ -19,12 +19,15 @@ public final class SQLiteJournal: StoreJournal {
     /// The writer, handed to the writer thread; `close()` takes it back once the thread has exited.
     private let writer: WriterBox
     private let lock: DataDirectoryLock
+    /// The files the writer writes (nil when the journal opened unable to write).
+    private let files: JournalFiles?
     private let counters = Lock(JournalStatistics())
     private let commitObserver = Lock<Callback<JournalCommit>?>(nil)
     private let failureObserver = Lock<Callback<JournalFailure>?>(nil)
 
     init(directory: String, writer: JournalWriter, checkpointer: Checkpointer, lock: DataDirectoryLock) {
         self.directory = directory
+        files = writer.files
         self.writer = WriterBox(writer)
         self.checkpointer = checkpointer
         self.lock = lock
@@ -47,13 +50,14 @@ public final class SQLiteJournal: StoreJournal {
         }
     }
 
-    /// The failure that stopped the journal, if one did (`/healthz` reports it: degraded, no more writes).
-    public var failure: JournalFailure? { queue.failure }
+    /// The failure that stopped the journal, if one did (`/healthz` reports it: degraded, no more writes), or, before
+    /// the next commit finds it, a database file or log another program renamed over or deleted.
+    public var failure: JournalFailure? { queue.failure ?? files?.replaced }
 
     /// Counters since open, the WAL's current size and the failed state.
     public var statistics: JournalStatistics {
         var statistics = counters.withLock { $0 }
-        statistics.failure = queue.failure
+        statistics.failure = failure
         statistics.checkpoints = checkpointer.checkpoints
         var status = stat()
         statistics.walBytes = stat(DataDirectory.databasePath(directory) + "-wal", &status) == 0

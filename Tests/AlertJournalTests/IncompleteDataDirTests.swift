@@ -127,4 +127,16 @@ struct IncompleteDataDirTests {
         #expect(error?.description.contains("ends at change index 3, but commits up to 4 were acknowledged") == true,
                 "\(error!)")
     }
+
+    @Test func aMarkThatSaysSomethingElseIsRefusedAndLeftAsItIs() async throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let data = try await journalOfThree(directory)
+        let garbage = Data("not what alertd writes\n".utf8)
+        try garbage.write(to: URL(fileURLWithPath: data + "/alertd.mark"))
+        let error = await openError(data)
+        #expect(error?.reason == .corrupt)
+        #expect(error?.description.contains("alertd.mark is damaged") == true, "\(error!)")
+        #expect(FileManager.default.contents(atPath: data + "/alertd.mark") == garbage)
+    }
 }

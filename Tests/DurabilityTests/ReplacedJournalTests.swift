@@ -76,10 +76,13 @@ struct ReplacedJournalTests {
         try FileManager.default.copyItem(atPath: journal, toPath: other)
         #expect(rename(other, journal) == 0)
 
+        // /healthz tells before any write finds it.
+        let health = try await server.send("GET", "/healthz")
+        #expect(health.status == 503 && health.json["status"]?.stringValue == "degraded"
+                    && health.json["reason"]?.stringValue?.contains("was replaced or removed") == true,
+                "/healthz: \(health)")
         let refused = try await server.send("POST", "/v1/alerts", body: #"{"message":"into a nameless file"}"#)
         #expect(refused.status == 503 && refused.isProblem, "a create after the rename: \(refused)")
-        let health = try await server.send("GET", "/healthz")
-        #expect(health.status == 503 && health.json["status"]?.stringValue == "degraded", "/healthz: \(health)")
         try await eventually("a log line that names the replaced file", within: 10) {
             server.standardErrorTail.contains("the journal failed")
                 && server.standardErrorTail.contains("was replaced or removed while alertd ran")
