@@ -268,7 +268,9 @@ extension AlertdConfiguration {
             let inline = equals.map { String(argument[argument.index(after: $0)...]) }
             guard let option = options.first(where: { $0.flag != nil && $0.flag == name }),
                   let flag = option.flag else {
-                let known = options.compactMap(\.flag) + ["--help", "--version"]
+                // A word rather than a flag may be a mistyped command (`alertd bakup`).
+                let known = argument.hasPrefix("-")
+                    ? options.compactMap(\.flag) + ["--help", "--version"] : ["backup", "restore"]
                 throw ConfigurationError(description: "unknown option '\(argument)'"
                     + CommandLineText.suggestion(for: name, in: known) + "; see alertd --help")
             }
