@@ -218,10 +218,10 @@ extension AlertdConfiguration {
     }
 
     /// `ALERTD_*` variables that are not settings but are read by something else: alertctl and AlertClient, the
-    /// journal's size cap, the build, the Docker health check and the tests.
+    /// journal's size cap, the build, the Docker health check and its check script, and the tests.
     private static let otherVariables: Set<String> = [
         "ALERTD_URL", "ALERTD_TOKEN", "ALERTD_TOKEN_FILE", SQLiteJournal.maxPageCountVariable, "ALERTD_REVISION",
-        "ALERTD_HEALTHCHECK_PID", "ALERTD_TEST_TIME_SCALE", "ALERTD_CRASH_KILLS", "ALERTD_FUZZ_TRACE",
+        "ALERTD_HEALTHCHECK_PID", "ALERTD_BIN", "ALERTD_TEST_TIME_SCALE", "ALERTD_CRASH_KILLS", "ALERTD_FUZZ_TRACE",
     ]
 
     /// A warning for each `ALERTD_*` variable in `environment` that nothing reads (a typo such as
