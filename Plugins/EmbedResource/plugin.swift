@@ -2,6 +2,11 @@ import PackagePlugin
 
 /// Embeds the package's top-level `openapi.yaml` into the target as `EmbeddedOpenAPI.text`,
 /// so the server serves exactly the spec that sits in the repository.
+///
+/// The command's input is `openapi.yaml` (and, as SwiftPM adds, the tool) and its output the one generated file.
+/// The output lies in the plugin's work directory, which debug and release builds share, and SwiftPM relinks the
+/// tool when the configuration changes, so the command does run again then: embed-resource leaves an output that
+/// already holds the text untouched, and AlertAPI is recompiled only when `openapi.yaml` changed.
 @main
 struct EmbedResource: BuildToolPlugin {
     func createBuildCommands(context: PluginContext, target: Target) throws -> [Command] {

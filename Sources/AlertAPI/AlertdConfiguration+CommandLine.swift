@@ -218,10 +218,10 @@ extension AlertdConfiguration {
     }
 
     /// `ALERTD_*` variables that are not settings but are read by something else: alertctl and AlertClient, the
-    /// journal's size cap, the build, the Docker health check and the tests.
+    /// journal's size cap, the build, the Docker health check and its check script, and the tests.
     private static let otherVariables: Set<String> = [
         "ALERTD_URL", "ALERTD_TOKEN", "ALERTD_TOKEN_FILE", SQLiteJournal.maxPageCountVariable, "ALERTD_REVISION",
-        "ALERTD_HEALTHCHECK_PID", "ALERTD_TEST_TIME_SCALE", "ALERTD_CRASH_KILLS", "ALERTD_FUZZ_TRACE",
+        "ALERTD_HEALTHCHECK_PID", "ALERTD_BIN", "ALERTD_TEST_TIME_SCALE", "ALERTD_CRASH_KILLS", "ALERTD_FUZZ_TRACE",
     ]
 
     /// A warning for each `ALERTD_*` variable in `environment` that nothing reads (a typo such as
@@ -268,7 +268,9 @@ extension AlertdConfiguration {
             let inline = equals.map { String(argument[argument.index(after: $0)...]) }
             guard let option = options.first(where: { $0.flag != nil && $0.flag == name }),
                   let flag = option.flag else {
-                let known = options.compactMap(\.flag) + ["--help", "--version"]
+                // A word rather than a flag may be a mistyped command (`alertd bakup`).
+                let known = argument.hasPrefix("-")
+                    ? options.compactMap(\.flag) + ["--help", "--version"] : ["backup", "restore"]
                 throw ConfigurationError(description: "unknown option '\(argument)'"
                     + CommandLineText.suggestion(for: name, in: known) + "; see alertd --help")
             }

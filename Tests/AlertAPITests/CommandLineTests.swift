@@ -58,7 +58,7 @@ struct CommandLineTests {
     @Test("a mistyped flag is refused naming the nearest one; a flag like none has no guess")
     func suggestsNearestFlag() throws {
         for (typed, meant) in [("--datadir", "--data-dir"), ("--max-pendign", "--max-pending"), ("--prot", "--port"),
-                               ("--tokens_file", "--tokens-file"), ("--verison", "--version")] {
+                               ("--tokens_file", "--tokens-file"), ("--verison", "--version"), ("bakup", "backup")] {
             do {
                 _ = try AlertdConfiguration.command(arguments: [typed, "x"], environment: [:])
                 Issue.record("\(typed) was accepted")

@@ -17,7 +17,7 @@ struct AlertctlEscapesTests {
         }
     }
 
-    @Test("list, get and wait print ESC, BEL, backspace, CR and newlines visibly escaped; --json stays exact")
+    @Test("list, watch, get and wait print ESC, BEL, backspace, CR and newlines visibly escaped; --json stays exact")
     func escaped() async throws {
         try await AlertctlServer.with { server in
             let id = try await server.create(Self.hostile)
@@ -26,6 +26,12 @@ struct AlertctlEscapesTests {
             #expect(Self.controls(in: pending.stdout).isEmpty, "\(pending)")
             #expect(pending.stdout.contains(#"Deploy\e]0;pwned\a\e[2J Deploy approved\b\b\e[8mhid"#), "\(pending)")
             #expect(pending.lines.count == 2, "one header, one alert: \(pending)")
+
+            let watching = try server.start("watch")
+            try await watching.waitForOutput(containing: #"pwned\a\e[2J"#)
+            watching.interrupt()
+            let watched = try await watching.finish()
+            #expect(Self.controls(in: watched.stdout).isEmpty, "\(watched)")
 
             let text = try await server.alertctl("get", id)
             #expect(Self.controls(in: text.stdout).isEmpty, "\(text)")
