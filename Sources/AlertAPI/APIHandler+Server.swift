@@ -11,10 +11,10 @@ extension APIHandler {
         let failure = store.writeFailure
         writer.key("status"); writer.write(failure == nil ? "ok" : "degraded")
         if let failure {
-            // A journal's failure lasts until a restart; an unreachable database until this instance reconnects.
+            // A journal's failure lasts until a restart; a database's reason says itself what happens next.
             let reason = store.authority == nil
                 ? "writes failed: \(failure.reason); restart alertd"
-                : "writes refused: \(failure.reason); reconnecting"
+                : "writes refused: \(failure.reason)"
             writer.key("reason"); writer.write(reason)
         }
         writer.key("instance"); writer.write(store.epoch)

@@ -74,9 +74,10 @@ public final class PostgresCluster: StoreAuthorityService {
     }
 
     /// Set while the writer or the follower cannot reach the database (the follower reads every second, so an idle
-    /// instance notices too), and for good once the database no longer holds what this instance showed.
+    /// instance notices too), and for good once the database no longer holds what this instance showed; each reason
+    /// ends with what happens next (a divergence's says to restart, the others that the instance reconnects).
     public var unavailableReason: String? {
-        feed.divergence ?? writer.unavailableReason ?? follower.unavailableReason
+        feed.divergence ?? (writer.unavailableReason ?? follower.unavailableReason).map { $0 + "; reconnecting" }
     }
 
     /// The URL without its password, for messages.

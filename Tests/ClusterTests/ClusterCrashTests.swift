@@ -96,6 +96,9 @@ struct ClusterCrashTests {
                 let health = try await a.request("GET", "/healthz")
                 return health.status == 503 && health.text.contains("no longer holds what this instance showed")
             }
+            let health = try await a.request("GET", "/healthz")
+            #expect(health.text.contains("restart this alertd") && !health.text.contains("reconnecting"),
+                    "the health check says to restart, not that it recovers: \(health.text)")
             let refused = try await a.request("POST", "/v1/alerts", json: ClusterNode.draft("refused"))
             #expect(refused.status == 503)
             #expect(refused.text.contains("restart this alertd"), "\(refused.text)")
