@@ -66,14 +66,18 @@ public struct HTTPRequestHead: Sendable {
     /// Whether the handler registered `HTTPRequest.onFinish` for this request: its observers see this response's
     /// end too, and the headers it added with `HTTPRequest.addResponseHeader` go on this response.
     public var isObserved: Bool
+    /// The client's address, as `HTTPRequest.clientAddress` would have it (a trusted proxy's forwarding headers
+    /// read, when the head was); nil when the connection's peer is not known.
+    public var clientAddress: String?
 
     /// Creates a head; the server builds these, tests may too.
     public init(method: String? = nil, path: String? = nil, headers: HTTPHeaders = HTTPHeaders(),
-                isObserved: Bool = false) {
+                isObserved: Bool = false, clientAddress: String? = nil) {
         self.method = method
         self.path = path
         self.headers = headers
         self.isObserved = isObserved
+        self.clientAddress = clientAddress
     }
 }
 

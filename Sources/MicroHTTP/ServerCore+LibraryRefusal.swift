@@ -15,7 +15,8 @@ extension ServerCore {
     func refusedByLibrary(_ entry: ConnectionTracker.Entry, connection: OpaquePointer, status: Int, page: String) {
         let (lineRead, method, path) = entry.state.withLock { ($0.headStarted != nil, $0.method, $0.path) }
         guard let failure = libraryFailure(status: status, page: page, lineRead: lineRead) else { return }
-        let head = HTTPRequestHead(method: method, path: path, headers: headers(of: connection))
+        let head = HTTPRequestHead(method: method, path: path, headers: headers(of: connection),
+                                   clientAddress: entry.client)
         tracker.cut(entry) { Self.wire(respond(to: failure, head)) }
     }
 

@@ -26,7 +26,7 @@ extension ServerCore {
                 nil
             }
         guard let failure else { return }
-        tracker.cut(entry) { Self.wire(respond(to: failure, HTTPRequestHead(path: path))) }
+        tracker.cut(entry) { Self.wire(respond(to: failure, HTTPRequestHead(path: path, clientAddress: entry.client))) }
     }
 
     /// Collects a body chunk; past the limit, drops the body and remembers to answer 413.
