@@ -25,6 +25,7 @@ final class ServerCore: Sendable {
     let maxBodySize: Int
     let streamBufferLimit: Int
     let maxURLBytes: Int
+    let maxQueryParameters: Int
     let maxHeaderBytes: Int
     let bodyTimeout: Int
     /// Peers whose forwarding headers name the client.
@@ -46,6 +47,7 @@ final class ServerCore: Sendable {
         maxBodySize = configuration.maxBodySize
         streamBufferLimit = configuration.streamBufferLimit
         maxURLBytes = configuration.maxURLBytes
+        maxQueryParameters = configuration.maxQueryParameters
         maxHeaderBytes = configuration.maxHeaderBytes
         bodyTimeout = configuration.bodyTimeout
         trustedProxies = configuration.trustedProxies
