@@ -25,18 +25,20 @@ extension APIHandler {
         request.addResponseHeader("X-Request-Id", id)
         request.addResponseHeader("X-Alertd-Instance", store.epoch)
         let (metrics, log, method) = (self.metrics, self.log, Self.methodLabel(request.method))
+        let client = request.clientAddress
         request.onFinish { end in
             Self.record(end.status == 0 ? 499 : end.status, after: end.duration, id: id, route: route, method: method,
-                        caller: caller, metrics: metrics, log: log)
+                        caller: caller, client: client, metrics: metrics, log: log)
         }
     }
 
     /// Counts a request in metrics and writes its log line.
     static func record(_ status: Int, after elapsed: Duration, id: String, route: String, method: String,
-                       caller: String?, metrics: Metrics, log: AccessLog) {
+                       caller: String?, client: String?, metrics: Metrics, log: AccessLog) {
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
         metrics.request(route: route, method: method, status: status, seconds: seconds)
-        log.request(id: id, method: method, route: route, status: status, caller: caller, seconds: seconds)
+        log.request(id: id, method: method, route: route, status: status, caller: caller, client: client,
+                    seconds: seconds)
     }
 
     /// The client's `X-Request-Id` when it is short and plain, else a fresh one.

@@ -84,7 +84,7 @@ struct APIHandler: HTTPHandler {
         let method = request.method.map(Self.methodLabel) ?? "other"
         let route = request.path.map(Self.routeLabel) ?? Self.unknownRoute
         Self.record(response.status, after: .zero, id: id, route: route, method: method, caller: nil,
-                    metrics: metrics, log: log)
+                    client: request.clientAddress, metrics: metrics, log: log)
         response.headers.add("X-Request-Id", id)
         response.headers.add("X-Alertd-Instance", store.epoch)
         return response

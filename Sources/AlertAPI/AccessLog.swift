@@ -7,9 +7,10 @@ struct AccessLog: Sendable {
     let sink: LogSink?
     let logRequests: Bool
 
-    /// Logs one answered request: its route template (never the id or query), and the name of the
-    /// token that made it (never the token).
-    func request(id: String, method: String, route: String, status: Int, caller: String?, seconds: Double) {
+    /// Logs one answered request: its route template (never the id or query), the name of the token that made it
+    /// (never the token), and the client's address (the one a trusted proxy names, behind one).
+    func request(id: String, method: String, route: String, status: Int, caller: String?, client: String?,
+                 seconds: Double) {
         guard logRequests, let sink else { return }
         var line = Self.begin("info", "request")
         line.member("requestId"); line.write(id)
@@ -17,6 +18,7 @@ struct AccessLog: Sendable {
         line.member("route"); line.write(route)
         line.member("status"); line.write(status)
         if let caller { line.member("caller"); line.write(caller) }
+        if let client { line.member("client"); line.write(client) }
         line.member("durationMs"); line.write((seconds * 1_000_000).rounded() / 1000)
         line.endObject()
         sink.write(line)

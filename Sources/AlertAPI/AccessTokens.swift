@@ -4,7 +4,8 @@ import AlertCore
 /// on a loopback address unless told `--insecure`.
 ///
 /// Entries are `name:role:token`, one per line or separated by commas; blank lines and lines starting with
-/// `#` are skipped. A name may carry several tokens (rotation), all with one role; alerts belong to the name.
+/// `#` are skipped, and errors name the line (and the entry, when a line holds several). A name may carry several
+/// tokens (rotation), all with one role; alerts belong to the name.
 /// Tokens are compared in constant time and never logged or echoed in errors.
 public struct AccessTokens: Sendable {
     private struct Entry: Sendable {
@@ -28,35 +29,46 @@ public struct AccessTokens: Sendable {
     /// - Throws: `ConfigurationError` naming the source and entry, never the token; also when `text` holds no
     ///   entry at all (a tokens file that is empty or all comments must not open the server to everyone).
     public init(parsing text: String, source: String) throws(ConfigurationError) {
-        var number = 0
-        for line in text.split(whereSeparator: { $0 == "\n" || $0 == "\r" || $0 == "," }) {
-            let entry = line.trimmingWhitespace
-            guard !entry.isEmpty, !entry.hasPrefix("#") else { continue }
-            number += 1
-            let parts = entry.split(separator: ":", maxSplits: 2, omittingEmptySubsequences: false)
-            func fail(_ reason: String) -> ConfigurationError {
-                ConfigurationError(description: "\(source), token entry \(number): \(reason) (entries are name:role:token)")
+        let lines = text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline)
+        for (lineIndex, line) in lines.enumerated() where !line.trimmingWhitespace.hasPrefix("#") {
+            let entries = line.split(separator: ",", omittingEmptySubsequences: false)
+            for (entryIndex, piece) in entries.enumerated() {
+                // Named by line in a file, by entry in one line (`ALERTD_TOKENS`), by both when a line holds several.
+                let place = [lines.count > 1 ? "line \(lineIndex + 1)" : nil,
+                             entries.count > 1 ? "entry \(entryIndex + 1)" : nil].compactMap { $0 }
+                try parse(piece.trimmingWhitespace,
+                          at: place.isEmpty ? source : "\(source) \(place.joined(separator: ", "))")
             }
-            guard parts.count == 3 else { throw fail("expected three parts separated by ':'") }
-            let name = String(parts[0])
-            guard AlertDraft.isValidPresenter(name) else { throw fail("the name must match [A-Za-z0-9._-]{1,64}") }
-            guard let role = Role(rawValue: String(parts[1])) else {
-                throw fail("the role of '\(name)' must be producer, responder or admin")
-            }
-            let secret = Array(parts[2].utf8)
-            guard (Self.minimumLength...Self.maximumLength).contains(secret.count) else {
-                throw fail("the token of '\(name)' must be \(Self.minimumLength) to \(Self.maximumLength) characters")
-            }
-            guard secret.allSatisfy(Self.isTokenCharacter) else {
-                throw fail("the token of '\(name)' may hold only letters, digits and - . _ ~ + / =")
-            }
-            try add(Entry(secret: secret, caller: Caller(name: name, role: role)), fail: fail)
         }
         guard !entries.isEmpty else {
             throw ConfigurationError(description: "\(source) holds no tokens, only blank lines or comments: alertd "
                 + "would serve everyone everything. Add name:role:token entries, or give no tokens at all to run "
                 + "open on loopback")
         }
+    }
+
+    /// Adds one entry, unless it is blank or a comment.
+    /// - Parameter place: the source and where in it, for errors.
+    private mutating func parse(_ entry: Substring, at place: String) throws(ConfigurationError) {
+        guard !entry.isEmpty, !entry.hasPrefix("#") else { return }
+        let parts = entry.split(separator: ":", maxSplits: 2, omittingEmptySubsequences: false)
+        func fail(_ reason: String) -> ConfigurationError {
+            ConfigurationError(description: "\(place): \(reason) (entries are name:role:token)")
+        }
+        guard parts.count == 3 else { throw fail("expected three parts separated by ':'") }
+        let name = String(parts[0])
+        guard AlertDraft.isValidPresenter(name) else { throw fail("the name must match [A-Za-z0-9._-]{1,64}") }
+        guard let role = Role(rawValue: String(parts[1])) else {
+            throw fail("the role of '\(name)' must be producer, responder, admin or monitor")
+        }
+        let secret = Array(parts[2].utf8)
+        guard (Self.minimumLength...Self.maximumLength).contains(secret.count) else {
+            throw fail("the token of '\(name)' must be \(Self.minimumLength) to \(Self.maximumLength) characters")
+        }
+        guard secret.allSatisfy(Self.isTokenCharacter) else {
+            throw fail("the token of '\(name)' may hold only letters, digits and - . _ ~ + / =")
+        }
+        try add(Entry(secret: secret, caller: Caller(name: name, role: role)), fail: fail)
     }
 
     /// Whether no token is configured.

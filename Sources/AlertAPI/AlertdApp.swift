@@ -98,6 +98,7 @@ public final class AlertdApp: Sendable {
             authority?.stop()
             throw error
         }
+        metrics.observeUnreadBytes { [weak server] in server?.unreadResponseBytes ?? 0 }
         // Restored alerts whose timeout passed meanwhile expire now, and deliveries not yet done start again.
         if store.now({ $0.resume() }) == nil { Task { await store.resume() } }
         if !server.answersMalformedRequests {

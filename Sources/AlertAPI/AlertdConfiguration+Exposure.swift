@@ -25,6 +25,19 @@ extension AlertdConfiguration {
             """)
     }
 
+    /// The start line about access: the auth mode, and how many tokens are loaded from where.
+    public var accessLine: String {
+        guard !tokens.isEmpty else {
+            return servesOpenBeyondLoopback
+                ? "alertd: auth: open (no tokens, --insecure): anyone who can reach it may do everything"
+                : "alertd: auth: open (no tokens): every local request may do everything"
+        }
+        let sources = [tokensFile.map { "--tokens-file \($0)" }, environmentTokens.isEmpty ? nil : "ALERTD_TOKENS"]
+        let noun = tokens.count == 1 ? "token" : "tokens"
+        return "alertd: auth: bearer tokens: \(tokens.count) \(noun) loaded from "
+            + sources.compactMap { $0 }.joined(separator: " and ")
+    }
+
     /// `localhost`, `::1` and 127.0.0.0/8.
     static func isLoopback(_ host: String) -> Bool {
         if host == "localhost" || host == "::1" || host == "[::1]" { return true }

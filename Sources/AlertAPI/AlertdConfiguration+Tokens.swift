@@ -1,14 +1,32 @@
 import Foundation
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 extension AlertdConfiguration {
     /// The tokens of `tokensFile`, read now, and of `environmentTokens`.
     /// - Throws: `ConfigurationError` when the file cannot be read, holds a bad entry or no token at all, or repeats
     ///   a token or a name of `ALERTD_TOKENS` with another role.
     public func loadTokens() throws(ConfigurationError) -> AccessTokens {
         guard let tokensFile else { return environmentTokens }
-        guard let data = FileManager.default.contents(atPath: tokensFile),
-              let text = String(data: data, encoding: .utf8)
-        else { throw ConfigurationError(description: "cannot read the tokens file '\(tokensFile)'") }
+        guard let data = FileManager.default.contents(atPath: tokensFile) else {
+            throw ConfigurationError(description: "cannot read the tokens file '\(tokensFile)': "
+                + Self.whyUnreadable(tokensFile))
+        }
+        guard let text = String(data: data, encoding: .utf8) else {
+            throw ConfigurationError(description: "cannot read the tokens file '\(tokensFile)': it is not UTF-8 text")
+        }
         return try AccessTokens(parsing: text, source: tokensFile).merged(with: environmentTokens)
+    }
+
+    /// The system's reason why `path` could not be read: missing, not permitted, a directory.
+    private static func whyUnreadable(_ path: String) -> String {
+        if access(path, R_OK) != 0 { return String(cString: strerror(errno)) }
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
+            return String(cString: strerror(EISDIR))
+        }
+        return "it could not be read"
     }
 }

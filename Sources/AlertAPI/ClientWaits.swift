@@ -1,10 +1,5 @@
 import Locking
-
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import MicroHTTP
 
 /// How many waiting requests (long-polls with `wait` and event streams) each client holds. A wait
 /// costs no thread, but it holds a connection, a store waiter and memory until its deadline; one
@@ -44,26 +39,6 @@ final class ClientWaits: Sendable {
     static func key(caller: Caller, address: String?) -> String? {
         if let name = caller.name { return "token:" + name }
         guard let address else { return nil }
-        return "ip:" + (network64(of: address) ?? address)
-    }
-
-    /// The /64 network of an IPv6 address as text (`2001:db8:1:2::/64`); an IPv4-mapped address
-    /// as its IPv4 text; nil for anything that is not IPv6.
-    static func network64(of address: String) -> String? {
-        guard address.contains(":") else { return nil }
-        var ipv6 = in6_addr()
-        guard inet_pton(AF_INET6, address, &ipv6) == 1 else { return nil }
-        let mapped = withUnsafeBytes(of: ipv6) { bytes in
-            bytes.prefix(10).allSatisfy { $0 == 0 } && bytes[10] == 0xff && bytes[11] == 0xff
-                ? "\(bytes[12]).\(bytes[13]).\(bytes[14]).\(bytes[15])" : nil
-        }
-        if let mapped { return mapped }
-        withUnsafeMutableBytes(of: &ipv6) { bytes in
-            for index in 8..<16 { bytes[index] = 0 }
-        }
-        var text = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN) + 1)
-        guard inet_ntop(AF_INET6, &ipv6, &text, socklen_t(text.count)) != nil,
-              let end = text.firstIndex(of: 0) else { return nil }
-        return String(decoding: text[..<end].map { UInt8(bitPattern: $0) }, as: UTF8.self) + "/64"
+        return "ip:" + (IPNetwork.network64(of: address) ?? address)
     }
 }

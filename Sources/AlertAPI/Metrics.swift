@@ -25,6 +25,13 @@ final class Metrics: Sendable {
     }
 
     private let state = Lock(State())
+    /// Reads the transport's unread answer bytes; set once the server exists (it is made after the handler).
+    private let unreadBytes = Lock<(@Sendable () -> Int)?>(nil)
+
+    /// Has `alertd_http_unread_response_bytes` read `source` from now on.
+    func observeUnreadBytes(_ source: @escaping @Sendable () -> Int) {
+        unreadBytes.withLock { $0 = source }
+    }
 
     /// Counts one answered request.
     func request(route: String, method: String, status: Int, seconds: Double) {
@@ -87,6 +94,9 @@ final class Metrics: Sendable {
         family("alertd_waiters", "gauge", "Long-polls, blocking queries and event streams waiting on the store.", ["alertd_waiters \(store.waiters)"])
         family("alertd_change_index", "gauge", "The store's change index.", ["alertd_change_index \(store.index)"])
         family("alertd_event_streams", "gauge", "Open event streams.", ["alertd_event_streams \(state.openStreams)"])
+        family("alertd_http_unread_response_bytes", "gauge",
+               "Bytes of answers queued and not read by their clients yet (8 MiB per address, 256 MiB in all).",
+               ["alertd_http_unread_response_bytes \(unreadBytes.withLock { $0 }?() ?? 0)"])
         family("alertd_event_streams_dropped_total", "counter", "Event streams dropped for reading too slowly.",
                ["alertd_event_streams_dropped_total \(state.droppedStreams)"])
         family("alertd_answers_total", "counter", "Answers, by the responder's token name (empty without tokens).",

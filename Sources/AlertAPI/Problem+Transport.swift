@@ -12,6 +12,9 @@ extension Problem {
             self = .shuttingDown
         case .uriTooLong(let limit):
             self = .alertd(414, "uri-too-long", "URI too long", detail: "request targets are limited to \(limit) bytes")
+        case .tooManyQueryParameters(let limit):
+            self = .alertd(414, "uri-too-long", "URI too long",
+                           detail: "request targets are limited to \(limit) query parameters")
         case .headersTooLarge(let limit):
             self = .alertd(431, "headers-too-large", "Request header fields too large",
                            detail: "request header lines are limited to \(limit) bytes in all")

@@ -6,11 +6,15 @@ public enum Role: String, Sendable, CaseIterable {
     case responder
     /// Everything, secure values and metrics included.
     case admin
+    /// `/metrics` and what needs no token (`/healthz`), nothing else: for a Prometheus scraper.
+    case monitor
 
     /// Whether this role may do `action` at all (a producer is further held to its own alerts).
     func may(_ action: Action) -> Bool {
         switch (self, action) {
-        case (.admin, _), (_, .readPublic), (_, .list), (_, .read), (_, .follow): true
+        case (.admin, _), (_, .readPublic), (.monitor, .readMetrics): true
+        case (.monitor, _): false
+        case (_, .list), (_, .read), (_, .follow): true
         case (.producer, .create), (.producer, .dismiss): true
         case (.responder, .answer): true
         default: false

@@ -58,7 +58,10 @@ final class ConnectionContext: @unchecked Sendable {
     var isHead: Bool { method == "HEAD" }
 
     /// What the transport knows of the request, for the handler's answer to a failure.
-    var head: HTTPRequestHead { HTTPRequestHead(method: method, path: path, isObserved: finishObservers != nil) }
+    /// Its `clientAddress` is the peer's, which `ServerCore.respond` resolves.
+    var head: HTTPRequestHead {
+        HTTPRequestHead(method: method, path: path, isObserved: finishObservers != nil, clientAddress: client)
+    }
 
     init(connection: OpaquePointer) {
         self.connection = connection

@@ -199,13 +199,13 @@ final class ConnectionTracker: Sendable {
     /// Answers 408 and shuts down every connection whose request head or body is overdue. libmicrohttpd
     /// is not writing to such a connection (no request has reached the handler, or its body is still
     /// arriving), so the bytes go out whole; it then reads the end of the stream and closes it.
-    /// - Parameter answer: the bytes to send for a request that is overdue, rendered once per cut
-    ///   (the handler logs and counts each). A request line still trickling in is overdue
+    /// - Parameter answer: the bytes to send for a request that is overdue (and the connection's peer), rendered
+    ///   once per cut (the handler logs and counts each). A request line still trickling in is overdue
     ///   `idleSeconds + headerSeconds` after the connection went idle; a head, `headerSeconds` after
     ///   its request line; a body, at its `bodyDeadline`.
     /// - Returns: how many connections were cut.
     @discardableResult
-    func sweep(answer: (Overdue) -> [UInt8]) -> Int {
+    func sweep(answer: (Overdue, String?) -> [UInt8]) -> Int {
         let now = ContinuousClock.now
         var cut = 0
         for entry in open {
@@ -221,7 +221,7 @@ final class ConnectionTracker: Sendable {
                     guard now > deadline else { return }
                     overdue = state.headStarted == nil ? .line : .head(path: state.path)
                 }
-                Self.cut(entry.fd, &state, answer(overdue))
+                Self.cut(entry.fd, &state, answer(overdue, entry.client))
                 cut += 1
             }
         }

@@ -38,6 +38,8 @@ public enum HTTPTransportFailure: Sendable, Equatable {
     case shuttingDown
     /// The request target (path and query) exceeded the configured limit (in bytes).
     case uriTooLong(limit: Int)
+    /// The request target holds more query parameters than the configured limit.
+    case tooManyQueryParameters(limit: Int)
     /// The header lines exceeded the configured limit (in bytes).
     case headersTooLarge(limit: Int)
     /// The request head or body did not arrive within its deadline (in seconds).
@@ -66,14 +68,18 @@ public struct HTTPRequestHead: Sendable {
     /// Whether the handler registered `HTTPRequest.onFinish` for this request: its observers see this response's
     /// end too, and the headers it added with `HTTPRequest.addResponseHeader` go on this response.
     public var isObserved: Bool
+    /// The client's address, as `HTTPRequest.clientAddress` would have it (a trusted proxy's forwarding headers
+    /// read, when the head was); nil when the connection's peer is not known.
+    public var clientAddress: String?
 
     /// Creates a head; the server builds these, tests may too.
     public init(method: String? = nil, path: String? = nil, headers: HTTPHeaders = HTTPHeaders(),
-                isObserved: Bool = false) {
+                isObserved: Bool = false, clientAddress: String? = nil) {
         self.method = method
         self.path = path
         self.headers = headers
         self.isObserved = isObserved
+        self.clientAddress = clientAddress
     }
 }
 
@@ -105,6 +111,7 @@ extension HTTPHandler {
         case .bodyTooLarge(let limit): .text(413, "request body larger than \(limit) bytes\n")
         case .shuttingDown: .text(503, "shutting down\n")
         case .uriTooLong(let limit): .text(414, "request target longer than \(limit) bytes\n")
+        case .tooManyQueryParameters(let limit): .text(414, "request target with more than \(limit) query parameters\n")
         case .headersTooLarge(let limit): .text(431, "request headers larger than \(limit) bytes\n")
         case .requestTimeout(let seconds): .text(408, "request not received within \(seconds) s\n")
         case .malformedRequest(let reason): .text(400, reason + "\n")

@@ -124,6 +124,11 @@ public final class HTTPServer: Sendable {
         core.state.withLock { $0.suspended.count }
     }
 
+    /// Bytes of answers queued and not sent yet (`HTTPServerConfiguration.unreadBytesPerClient`).
+    public var unreadResponseBytes: Int {
+        core.budget.heldBytes
+    }
+
     /// Streamed responses still open.
     public var openStreams: Int {
         core.state.withLock { $0.streams.count }

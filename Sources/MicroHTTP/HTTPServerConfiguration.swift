@@ -35,6 +35,9 @@ public struct HTTPServerConfiguration: Sendable {
     /// Largest request target (path and query) the handler sees; longer ones get the handler's
     /// 414. Targets longer than `connectionMemory` allows get libmicrohttpd's own 414 page.
     public var maxURLBytes: Int = 4 * 1024
+    /// Most query parameters a request target may hold; more get the handler's 414. libmicrohttpd keeps each in
+    /// the connection's memory, where 200 filled 8 KiB (and it answered its own 431, as if the headers were large).
+    public var maxQueryParameters: Int = 64
     /// Largest total of header lines the handler sees; more gets the handler's 431. Heads larger
     /// than `connectionMemory` allows get libmicrohttpd's own 431 page.
     public var maxHeaderBytes: Int = 4 * 1024

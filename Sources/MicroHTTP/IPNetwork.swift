@@ -48,6 +48,26 @@ public struct IPNetwork: Sendable, Equatable, CustomStringConvertible {
         return String(decoding: buffer[..<end].map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
+    /// The /64 network of an IPv6 address as text (`2001:db8:1:2::/64`); an IPv4-mapped address
+    /// as its IPv4 text; nil for anything that is not IPv6.
+    public static func network64(of address: String) -> String? {
+        guard address.contains(":") else { return nil }
+        var ipv6 = in6_addr()
+        guard inet_pton(AF_INET6, address, &ipv6) == 1 else { return nil }
+        let mapped = withUnsafeBytes(of: ipv6) { bytes in
+            bytes.prefix(10).allSatisfy { $0 == 0 } && bytes[10] == 0xff && bytes[11] == 0xff
+                ? "\(bytes[12]).\(bytes[13]).\(bytes[14]).\(bytes[15])" : nil
+        }
+        if let mapped { return mapped }
+        withUnsafeMutableBytes(of: &ipv6) { bytes in
+            for index in 8..<16 { bytes[index] = 0 }
+        }
+        var text = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN) + 1)
+        guard inet_ntop(AF_INET6, &ipv6, &text, socklen_t(text.count)) != nil,
+              let end = text.firstIndex(of: 0) else { return nil }
+        return String(decoding: text[..<end].map { UInt8(bitPattern: $0) }, as: UTF8.self) + "/64"
+    }
+
     /// 16 bytes (IPv4 mapped) and whether the address is IPv4 (written so, or IPv4-mapped IPv6).
     private static func parse(_ text: String) -> ([UInt8], Bool)? {
         var bare = Substring(text)

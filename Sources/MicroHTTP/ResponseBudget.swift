@@ -1,6 +1,6 @@
 import Locking
 
-/// Bytes of answers queued and not yet sent, by client address and in all, so that clients that never read cannot
+/// Bytes of answers queued and not yet sent, by client address (IPv6 by /64) and in all, so that clients that never read cannot
 /// make the server hold unbounded memory: libmicrohttpd keeps its copy of a response body until the request completes
 /// (sent whole, or the connection closed), however long the client takes to read it.
 ///
@@ -43,7 +43,8 @@ final class ResponseBudget: Sendable {
     /// Reserves `bytes` for an answer to `method` from `client` (the peer's address); the refusal when it would pass
     /// a limit.
     func reserve(_ bytes: Int, method: String, client: String?) -> Result<Reservation, Refusal> {
-        let key = client.flatMap { exempt.contain($0) ? nil : $0 }
+        // An IPv6 client counts by its /64, which one host can fill at will.
+        let key = client.flatMap { exempt.contain($0) ? nil : IPNetwork.network64(of: $0) ?? $0 }
         let refusable = bytes > Self.smallBytes && (method == "GET" || method == "HEAD")
         return held.withLock { held in
             let mine = key.map { held.perClient[$0, default: 0] } ?? 0

@@ -7,21 +7,26 @@ extension ServerCore {
     /// before it was sent whole, and refuses it before any handler call could answer), so the handler's
     /// answer is written directly and the connection shut down (`ConnectionTracker.cut`): libmicrohttpd's
     /// page then fails to send and it closes the connection. A connection given up on already gets nothing
-    /// more. A status not mapped here is left to libmicrohttpd: 500, which it sends only when a handler leaves
-    /// body bytes unread, and `receive` reads them all.
+    /// more. libmicrohttpd's 500 is mapped too: it sends one when a handler leaves body bytes unread (`receive`
+    /// reads them all) or, while a body arrives, when a chunk-size line or a trailer does not fit in the
+    /// connection's memory, which is the client's doing.
     /// - Parameters:
     ///   - status: the status libmicrohttpd chose.
     ///   - page: the text of its page, which says which rule the request broke.
     func refusedByLibrary(_ entry: ConnectionTracker.Entry, connection: OpaquePointer, status: Int, page: String) {
         let (lineRead, method, path) = entry.state.withLock { ($0.headStarted != nil, $0.method, $0.path) }
-        guard let failure = libraryFailure(status: status, page: page, lineRead: lineRead) else { return }
-        let head = HTTPRequestHead(method: method, path: path, headers: headers(of: connection))
+        guard let failure = libraryFailure(status: status, page: page, lineRead: lineRead, headRead: method != nil)
+        else { return }
+        let head = HTTPRequestHead(method: method, path: path, headers: headers(of: connection),
+                                   clientAddress: entry.client)
         tracker.cut(entry) { Self.wire(respond(to: failure, head)) }
     }
 
     /// What libmicrohttpd's refusal with `status` and `page` means.
-    /// - Parameter lineRead: whether the request line was read (the URI log callback ran for this request).
-    func libraryFailure(status: Int, page: String, lineRead: Bool) -> HTTPTransportFailure? {
+    /// - Parameters:
+    ///   - lineRead: whether the request line was read (the URI log callback ran for this request).
+    ///   - headRead: whether the whole head was (the handler was called): its body is arriving.
+    func libraryFailure(status: Int, page: String, lineRead: Bool, headRead: Bool) -> HTTPTransportFailure? {
         switch status {
         case 400 where page.contains("Content-Length"):
             .malformedRequest("Content-Length must be a single decimal number of bytes")
@@ -37,6 +42,10 @@ extension ServerCore {
         case 414: .uriTooLong(limit: maxURLBytes)
         case 431: .headersTooLarge(limit: maxHeaderBytes)
         case 505: .versionNotSupported("only HTTP/1.1 and HTTP/1.0 are served")
+        // A line of a chunked body (a chunk size with its extensions, a trailer) that fills the connection's memory.
+        case 500 where headRead:
+            .malformedRequest("a chunk-size line or a trailer field of the chunked body is longer than the "
+                + "connection's memory (--connection-memory) holds")
         default: nil
         }
     }

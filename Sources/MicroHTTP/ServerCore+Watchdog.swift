@@ -12,11 +12,12 @@ extension ServerCore {
     /// without this a hung-up client's wait would hold its slot until its own deadline.
     func watch() {
         let headSeconds = tracker.headerSeconds
-        tracker.sweep { overdue in
+        tracker.sweep { overdue, client in
             let (seconds, head) = switch overdue {
-            case .line: (tracker.idleSeconds + headSeconds, HTTPRequestHead())
-            case .head(let path): (headSeconds, HTTPRequestHead(path: path))
-            case .body(let method, let path): (bodyTimeout, HTTPRequestHead(method: method, path: path))
+            case .line: (tracker.idleSeconds + headSeconds, HTTPRequestHead(clientAddress: client))
+            case .head(let path): (headSeconds, HTTPRequestHead(path: path, clientAddress: client))
+            case .body(let method, let path):
+                (bodyTimeout, HTTPRequestHead(method: method, path: path, clientAddress: client))
             }
             return Self.wire(respond(to: .requestTimeout(seconds: seconds), head))
         }

@@ -25,6 +25,7 @@ final class ServerCore: Sendable {
     let maxBodySize: Int
     let streamBufferLimit: Int
     let maxURLBytes: Int
+    let maxQueryParameters: Int
     let maxHeaderBytes: Int
     let bodyTimeout: Int
     /// Peers whose forwarding headers name the client.
@@ -46,6 +47,7 @@ final class ServerCore: Sendable {
         maxBodySize = configuration.maxBodySize
         streamBufferLimit = configuration.streamBufferLimit
         maxURLBytes = configuration.maxURLBytes
+        maxQueryParameters = configuration.maxQueryParameters
         maxHeaderBytes = configuration.maxHeaderBytes
         bodyTimeout = configuration.bodyTimeout
         trustedProxies = configuration.trustedProxies
@@ -153,8 +155,13 @@ final class ServerCore: Sendable {
     }
 
     /// The handler's response to `failure`; the handler logs and counts it.
+    /// - Parameter head: what is known of the request; its `clientAddress` is the connection's peer, resolved here
+    ///   through a trusted proxy's forwarding headers as a handled request's is.
     func respond(to failure: HTTPTransportFailure, _ head: HTTPRequestHead) -> HTTPResponse {
-        handler.response(for: failure, to: head)
+        var head = head
+        head.clientAddress = HTTPRequest.client(peer: head.clientAddress, headers: head.headers,
+                                                trustedProxies: trustedProxies)
+        return handler.response(for: failure, to: head)
     }
 
     /// The request is complete: hand it to the handler and answer or suspend.

@@ -44,6 +44,7 @@ case .run(let configuration):
     } else {
         print("alertd: memory only: alerts do not survive a restart (--data-dir DIR keeps them)")
     }
+    print(configuration.accessLine)
     fflush(nil)
     var signal = await signals.next()
     while signal == SIGHUP {

@@ -199,8 +199,77 @@ struct AccessControlProcessTests {
         defer { try? FileManager.default.removeItem(at: file) }
         let child = try ChildProcess(AlertdProcess.executable.path, ["--port", "0", "--tokens-file", file.path])
         #expect(await child.wait(timeout: 30) == 64)
-        #expect(child.standardError.contains("token entry 2: the role of 'bob' must be producer, responder or admin"))
+        #expect(child.standardError.contains(
+            "\(file.path) line 3: the role of 'bob' must be producer, responder, admin or monitor"), "\(child.standardError)")
         #expect(!child.standardError.contains("bobs-secret"))
+    }
+
+    @Test("A tokens file that cannot be read says why: missing, or not a file")
+    func unreadableTokensFile() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("alertd-tokens-dir-\(UUID())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: false)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let missing = directory.appendingPathComponent("tokens").path
+        for (path, reason) in [(missing, "No such file or directory"), (directory.path, "Is a directory")] {
+            let child = try ChildProcess(AlertdProcess.executable.path, ["--port", "0", "--tokens-file", path])
+            #expect(await child.wait(timeout: 30) == 64)
+            #expect(child.standardError.contains("cannot read the tokens file '\(path)': \(reason)"),
+                    "\(child.standardError)")
+        }
+    }
+
+    @Test("ALERTD_TOKENS errors name the entry; a file's, the line and the entry when a line holds several")
+    func errorPlaces() throws {
+        func failure(_ text: String, _ source: String) -> String {
+            do {
+                _ = try AccessTokens(parsing: text, source: source)
+                return "accepted"
+            } catch {
+                return error.description
+            }
+        }
+        #expect(failure("ci:producer:\(AccessControlTests.ci),bob:boss:\(AccessControlTests.root)", "ALERTD_TOKENS")
+            .hasPrefix("ALERTD_TOKENS entry 2: the role of 'bob'"))
+        #expect(failure("# a, comment\r\n\r\nci:producer:\(AccessControlTests.ci)\r\nx:admin:\(AccessControlTests.root),bob:boss:\(AccessControlTests.alice)\n",
+                        "tokens").hasPrefix("tokens line 4, entry 2: the role of 'bob'"))
+        #expect(failure("only:admin:short", "ALERTD_TOKENS").hasPrefix("ALERTD_TOKENS: the token of 'only'"))
+    }
+
+    @Test("monitor may read /metrics and /healthz and nothing else")
+    func monitorRole() async throws {
+        let monitor = "prometheus-monitor-token-05"
+        try await LiveServer.with({
+            $0.tokens = try! AccessTokens(parsing: AccessControlTests.tokens + ",prometheus:monitor:\(monitor)", source: "test")
+        }) { server in
+            let id = try await server.create(#"{"message":"m"}"#, as: AccessControlTests.ci)
+            #expect(try await server.send("GET", "/metrics", as: monitor).status == 200)
+            #expect(try await server.send("GET", "/healthz", as: monitor).status == 200)
+            for (method, target, body) in [("GET", "/v1/alerts", nil), ("POST", "/v1/alerts", #"{"message":"x"}"#),
+                                           ("GET", "/v1/alerts/\(id)", nil), ("GET", "/v1/alerts/\(id)/response", nil),
+                                           ("POST", "/v1/alerts/\(id)/response", #"{"buttonIndex":0}"#),
+                                           ("DELETE", "/v1/alerts/\(id)", nil), ("GET", "/v1/events?wait=0", nil)] {
+                let response = try await server.send(method, target, body: body, as: monitor)
+                expectProblem(response, 403, type: "urn:alertd:problem:forbidden")
+            }
+            #expect(try await server.send("GET", "/v1/alerts/\(id)", as: AccessControlTests.ci).json["state"] == .string("pending"),
+                    "nothing it tried changed anything")
+        }
+    }
+
+    @Test("The start line says the auth mode and how many tokens are loaded, from where")
+    func startLine() async throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("alertd-tokens-\(UUID()).txt")
+        try "ci:producer:\(AccessControlTests.ci)\nalice:responder:\(AccessControlTests.alice)\n".write(to: file, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let withTokens = try await AlertdProcess(arguments: ["--tokens-file", file.path])
+        defer { withTokens.send(SIGKILL) }
+        let open = try await AlertdProcess()
+        defer { open.send(SIGKILL) }
+        let expected = "alertd: auth: bearer tokens: 2 tokens loaded from --tokens-file \(file.path)"
+        #expect(await TestTime.until { withTokens.child.standardOutput.contains(expected) },
+                "\(withTokens.child.standardOutput)")
+        #expect(await TestTime.until { open.child.standardOutput.contains("alertd: auth: open (no tokens)") },
+                "\(open.child.standardOutput)")
     }
 
     @Test("logs name the caller, never a token, right or wrong")

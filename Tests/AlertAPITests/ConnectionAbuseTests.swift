@@ -57,6 +57,22 @@ struct ConnectionAbuseTests {
         }
     }
 
+    /// libmicrohttpd keeps each query parameter in the connection's memory: 200 of them in an 800-byte target filled
+    /// it, and its own 431 said the headers were too large.
+    @Test("900 query parameters in a 3.6 KB target are 414 naming the parameter limit; 64 are served")
+    func manyQueryParameters() async throws {
+        try await LiveServer.with { server in
+            let many = "/v1/alerts?" + Array(repeating: "a=1", count: 900).joined(separator: "&")
+            #expect(many.utf8.count < 4096, "within --max-url-bytes")
+            let refused = try await Self.answer(to: Self.get(many), port: server.port)
+            let problem = expectProblem(refused, 414, type: "urn:alertd:problem:uri-too-long")
+            #expect(problem["detail"] == .string("request targets are limited to 64 query parameters"), "\(problem)")
+            let fine = "/v1/alerts?limit=5&" + Array(repeating: "state=pending", count: 63).joined(separator: "&")
+            #expect(try await Self.answer(to: Self.get(fine), port: server.port).status == 200)
+            try await server.expectStillServing()
+        }
+    }
+
     /// Sends `head`, then `trickle` one byte every 200 ms until the server answers; returns the answer and the time.
     static func trickle(_ head: String, _ trickle: String, port: Int) async throws -> (WireResponse, Double) {
         let outcome = await WireSocket.onThread { () -> Result<(WireResponse, Double), WireSocket.Failure> in

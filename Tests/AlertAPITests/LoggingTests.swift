@@ -29,7 +29,7 @@ struct LoggingTests {
         return (lines, text)
     }
 
-    @Test("One JSON line per request: ts, level, msg, requestId, method, route, status, durationMs")
+    @Test("One JSON line per request: ts, level, msg, requestId, method, route, status, client, durationMs")
     func requestLines() async throws {
         let alertd = try await AlertdProcess(captureStandardError: true)
         let port = alertd.port
@@ -51,8 +51,9 @@ struct LoggingTests {
         let requests = lines.filter { $0["msg"] == .string("request") }
         #expect(requests.count == 4, "\(requests)")
         for line in requests {
-            #expect(line.keys == ["ts", "level", "msg", "requestId", "method", "route", "status", "durationMs"],
-                    "\(line.keys)")
+            #expect(line.keys == ["ts", "level", "msg", "requestId", "method", "route", "status", "client",
+                                  "durationMs"], "\(line.keys)")
+            #expect(line["client"] == .string("127.0.0.1"), "the client's address: \(line)")
             #expect(line["level"] == .string("info"))
             #expect((line["durationMs"]?.doubleValue ?? -1) >= 0, "\(line)")
             #expect(line["requestId"]?.stringValue?.isEmpty == false)
@@ -156,5 +157,26 @@ struct LoggingTests {
         #expect(warning?["alertId"] == .string(id))
         #expect(warning?["attempt"] == .string("1"))
         #expect(!text.contains("webhook-secret-value"))
+    }
+
+    @Test("Behind a trusted proxy the request line names the client the proxy forwards, handled or refused alike")
+    func clientThroughProxy() async throws {
+        let alertd = try await AlertdProcess(arguments: ["--trusted-proxy", "127.0.0.1"], captureStandardError: true)
+        let port = alertd.port
+        let forwarded = [("X-Forwarded-For", "198.51.100.7")]
+        _ = try await send("GET", "/healthz", headers: forwarded + [("X-Request-Id", "log-proxied")], port: port)
+        // Refused by alertd once the head is in (a target too long is refused before its headers are read: then the
+        // line names the peer, the proxy).
+        let big = forwarded + [("X-Request-Id", "log-proxied-431"), ("X-Big", String(repeating: "b", count: 5000))]
+        _ = try await send("GET", "/healthz", headers: big, port: port)
+        _ = try await send("GET", "/healthz", headers: [("X-Request-Id", "log-direct")], port: port)
+        let (lines, _) = try await stopAndReadLog(alertd)
+        func client(_ requestID: String) -> JSONValue? {
+            lines.first { $0["requestId"] == .string(requestID) }?["client"]
+        }
+        #expect(client("log-proxied") == .string("198.51.100.7"), "\(lines)")
+        #expect(client("log-direct") == .string("127.0.0.1"), "no forwarding header: the proxy itself")
+        let refused = lines.first { $0["status"]?.int64Value == 431 }
+        #expect(refused?["client"] == .string("198.51.100.7"), "a 431 the transport gives: \(lines)")
     }
 }

@@ -122,6 +122,9 @@ struct ResponseSizeTests {
         #expect(refused.json["type"] == .string("urn:alertd:problem:unread-responses"), "\(refused.text)")
         #expect(try await RawHTTP.exchange(RawHTTP.request("GET", "/healthz"), port: port).status == 200,
                 "small answers still go out")
+        let gauge = PrometheusText(try await RawHTTP.exchange(RawHTTP.request("GET", "/metrics"), port: port).text)
+        let unread = try #require(gauge["alertd_http_unread_response_bytes"])
+        #expect(unread > 7 * Double(Self.mebibyte) && unread <= 8 * Double(Self.mebibyte), "\(unread)")
         let after = try #require(process.memory("VmRSS"))
         #expect(after - before < 64 * 1024, "resident memory grew from \(before) kB to \(after) kB")
         // Once they hang up, their answers are let go: another client is answered in full.

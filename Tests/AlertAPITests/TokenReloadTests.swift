@@ -66,7 +66,7 @@ struct TokenReloadTests {
     }
 
     @Test("a bad or empty file on SIGHUP keeps the tokens in force and logs why", arguments: [
-        ("third:boss:\(TokenReloadTests.third)\n", "token entry 1: the role of 'third' must be"),
+        ("third:boss:\(TokenReloadTests.third)\n", "line 1: the role of 'third' must be"),
         ("# all gone\n\n", "holds no tokens"),
     ])
     func badReload(file text: String, reason: String) async throws {

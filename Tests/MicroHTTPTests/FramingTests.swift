@@ -138,6 +138,13 @@ struct FramingTests {
          head(["POST /x HTTP/1.1", "Host: x", "Transfer-Encoding: chunked"], "FFFFFFFFFFFFFFFFFF\r\nabc\r\n"), 413),
         ("a chunk size that is not hexadecimal",
          head(["POST /x HTTP/1.1", "Host: x", "Transfer-Encoding: chunked"], "zz\r\nabc\r\n"), 400),
+        // libmicrohttpd's own answer was its HTML 500 ("read the documentation about connection management").
+        ("a chunk-size line longer than the connection's memory",
+         head(["POST /x HTTP/1.1", "Host: x", "Transfer-Encoding: chunked"],
+              String(repeating: "0", count: 9000) + "5\r\nhello\r\n0\r\n\r\n"), 400),
+        ("a chunk extension longer than the connection's memory",
+         head(["POST /x HTTP/1.1", "Host: x", "Transfer-Encoding: chunked"],
+              "5;" + String(repeating: "x", count: 9000) + "\r\nhello\r\n0\r\n\r\n"), 400),
         ("HTTP/2.0", head(["GET /x HTTP/2.0", "Host: x"]), 505),
         ("HTTP/0.9 by name", head(["GET /x HTTP/0.9", "Host: x"]), 505),
     ]
