@@ -39,7 +39,7 @@ struct ListCommand: Subcommand {
 
     func run(_ context: CommandContext) async -> ExitCode {
         do {
-            let list = try await context.client.list(state: state, presenter: presenter, limit: limit)
+            let list = try await context.client.listAll(state: state, presenter: presenter, limit: limit ?? 100)
             if json {
                 Console.json(JSONOutput.list(list))
             } else if list.alerts.isEmpty {

@@ -36,7 +36,7 @@ struct WatchCommand: Subcommand {
         var delay = Duration.milliseconds(200)
         while !Task.isCancelled {
             do {
-                let list = try await client.list(
+                let list = try await client.listAll(
                     presenter: presenter, limit: 1000, index: index, wait: index == nil ? 0 : Self.pollWait)
                 if lost {
                     Console.err("alertctl: reconnected to \(context.url)")
