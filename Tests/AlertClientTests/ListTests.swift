@@ -87,6 +87,37 @@ struct ListTests {
         }
     }
 
+    @Test("an alert resolved while listAll reads the later pages wakes the next blocking query at once")
+    func changeBetweenPages() async throws {
+        try await LiveAlertd.with { server in
+            let created = try await LargestAlert.create(LargestAlert.threePages, port: server.port)
+            let dismissed = Flag()
+            // Before the second page is sent, the first page's oldest alert is dismissed (over HTTP, not through
+            // the proxy): the list still shows it, as it was when its page was read.
+            let proxy = try FlakyProxy(upstream: server.port) { chunk in
+                guard String(decoding: chunk, as: UTF8.self).contains("after="), !dismissed.isSet else { return }
+                dismissed.set()
+                let done = DispatchSemaphore(value: 0)
+                Task {
+                    _ = try? await RawHTTP.exchange(RawHTTP.request("DELETE", "/v1/alerts/\(created[0])"),
+                                                    port: server.port)
+                    done.signal()
+                }
+                done.wait()
+            }
+            let client = AlertClient(baseURL: URL(string: "http://127.0.0.1:\(proxy.port)")!)
+            let list = try await client.listAll(limit: 1000)
+            #expect(dismissed.isSet)
+            #expect(list.alerts.map(\.id) == created, "each alert as its page showed it")
+            // The list's index is the first page's, from before the dismissal: the blocking query answers at once.
+            let start = ContinuousClock.now
+            let next = try await client.listAll(limit: 1000, index: list.index, wait: 30)
+            #expect((ContinuousClock.now - start) / .seconds(1) < TestTime.sooner(than: 30),
+                    "woken by the change between the pages, not at the wait's end")
+            #expect(next.alerts.map(\.id) == Array(created.dropFirst()))
+        }
+    }
+
     @Test("bad query parameters are .server 400 naming the parameter")
     func badParameters() async throws {
         try await LiveAlertd.with { server in

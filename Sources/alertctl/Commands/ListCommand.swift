@@ -9,7 +9,8 @@ struct ListCommand: Subcommand {
     static let discussion = """
         Columns: AGE, ID, PRESENTER, the title (or message), and the buttons in order: the first is
         the cancel button, a trailing ! marks a destructive one. Resolved alerts show their result.
-        Secure values never appear in lists.
+        Secure values never appear in lists. Every alert up to --limit is listed, however large: alertctl
+        reads each page of alertd's list (a page holds at most 1 MiB) in turn.
         """
     static let options: [OptionSpec] = [
         .option("--state", "-s", value: "STATE", help: "pending (default), resolved or all"),
