@@ -84,25 +84,73 @@ extension AlertClient {
         return try decode(RemoteResult.self, response)
     }
 
-    /// Lists alerts oldest first (`GET /v1/alerts`); with `index` and `wait`, a blocking query.
+    /// Lists one page of alerts oldest first (`GET /v1/alerts`); with `index` and `wait`, a blocking query.
+    ///
+    /// A page ends at `limit` or before the alert that would take it past 1 MiB of JSON (about 50 of the largest
+    /// alerts), whichever comes first; `next` then says that more follow. `listAll` follows the pages.
     /// - Parameters:
     ///   - state: `pending`, `resolved` or `all`.
     ///   - presenter: Only alerts addressed to this presenter.
     ///   - limit: At most this many (1 to 1000; the server's default is 100).
+    ///   - after: A page's `next`: only the alerts after that page (with the same `state` and `presenter`).
     ///   - index: A change index from an earlier list; with `wait`, hold until the store has changed past it.
     ///   - wait: Seconds (0 to 300) to hold the request.
-    /// - Returns: The alerts (secure values `nil`) and the store's change index.
+    /// - Returns: The alerts (secure values `nil`), the store's change index, and `next` when more follow.
     public func list(
-        state: String = "pending", presenter: String? = nil, limit: Int? = nil, index: UInt64? = nil, wait: Int = 0
+        state: String = "pending", presenter: String? = nil, limit: Int? = nil, after: UInt64? = nil,
+        index: UInt64? = nil, wait: Int = 0
     ) async throws(AlertClientError) -> RemoteAlertList {
-        var query = [URLQueryItem(name: "state", value: state)]
-        if let presenter { query.append(URLQueryItem(name: "presenter", value: presenter)) }
-        if let limit { query.append(URLQueryItem(name: "limit", value: String(limit))) }
-        if let index { query.append(URLQueryItem(name: "index", value: String(index))) }
-        query += waitQuery(wait)
-        let response = try await exchange("GET", "/v1/alerts", query: query, wait: index == nil ? 0 : wait)
-        return try decode(RemoteAlertList.self, response)
+        try await page(state: state, presenter: presenter, limit: limit, after: after, index: index, wait: wait).list
     }
+
+    /// Lists alerts oldest first, following the pages (`next`, `after`) until the list is complete or holds
+    /// `limit` alerts.
+    ///
+    /// Only the first page is the blocking query (`index`, `wait`), and the list carries the first page's
+    /// `index`: an alert that resolves while later pages are read may still be listed, but a blocking query with
+    /// that index wakes at once for it, so a loop of `listAll(index:wait:)` misses nothing. No alert is listed
+    /// twice (each page starts after the last one's newest alert). When the server's instance changes between
+    /// pages (a restart without a data dir), the list starts again from the first page, without `index`.
+    /// - Parameters:
+    ///   - state: `pending`, `resolved` or `all`.
+    ///   - presenter: Only alerts addressed to this presenter.
+    ///   - limit: At most this many alerts in all, over every page (at least 1; each page asks for at most 1000).
+    ///   - index: A change index from an earlier list; with `wait`, hold the first page until the store changed.
+    ///   - wait: Seconds (0 to 300) to hold the first page.
+    /// - Returns: The alerts of every page, the first page's index, and `next` only when `limit` ended the list
+    ///   with more to come.
+    /// - Throws: As `list`, from any page; `.invalidResponse` when a page makes no progress.
+    public func listAll(
+        state: String = "pending", presenter: String? = nil, limit: Int = 100, index: UInt64? = nil, wait: Int = 0
+    ) async throws(AlertClientError) -> RemoteAlertList {
+        var (index, wait) = (index, wait)
+        // A restart between pages is rare; instances that keep changing (a balancer over separate memory-only
+        // alertds) are not one list.
+        restart: for _ in 0..<3 {
+            let first = try await page(
+                state: state, presenter: presenter, limit: min(limit, Self.pageLimit), index: index, wait: wait)
+            var list = first.list
+            while let after = list.next, list.alerts.count < limit {
+                let next = try await page(state: state, presenter: presenter,
+                                          limit: min(limit - list.alerts.count, Self.pageLimit), after: after)
+                if next.instance != first.instance {
+                    // Another instance's sequence numbers: `after` means nothing there.
+                    (index, wait) = (nil, 0)
+                    continue restart
+                }
+                guard !next.list.alerts.isEmpty, next.list.next != after else {
+                    throw .invalidResponse("a page after \(after) brought no alerts")
+                }
+                list.alerts += next.list.alerts
+                list.next = next.list.next
+            }
+            return list
+        }
+        throw .invalidResponse("the server's instance (X-Alertd-Instance) changed at every page")
+    }
+
+    /// The most alerts one page may ask for (`limit`).
+    static let pageLimit = 1000
 
     /// Checks that the server is up (`GET /healthz`).
     /// - Throws: `.unreachable` when it cannot be reached, `.server` for an error status.
@@ -112,6 +160,20 @@ extension AlertClient {
     }
 
     // MARK: helpers
+
+    /// One page and the instance that answered it (`X-Alertd-Instance`).
+    private func page(
+        state: String, presenter: String?, limit: Int?, after: UInt64? = nil, index: UInt64? = nil, wait: Int = 0
+    ) async throws(AlertClientError) -> (list: RemoteAlertList, instance: String?) {
+        var query = [URLQueryItem(name: "state", value: state)]
+        if let presenter { query.append(URLQueryItem(name: "presenter", value: presenter)) }
+        if let limit { query.append(URLQueryItem(name: "limit", value: String(limit))) }
+        if let after { query.append(URLQueryItem(name: "after", value: String(after))) }
+        if let index { query.append(URLQueryItem(name: "index", value: String(index))) }
+        query += waitQuery(wait)
+        let response = try await exchange("GET", "/v1/alerts", query: query, wait: index == nil ? 0 : wait)
+        return (try decode(RemoteAlertList.self, response), response.instance)
+    }
 
     private func waitQuery(_ wait: Int) -> [URLQueryItem] {
         wait > 0 ? [URLQueryItem(name: "wait", value: String(wait))] : []

@@ -1,4 +1,5 @@
 @testable import AlertAPI
+import AlertdTestSupport
 import Foundation
 import HTTPTestSupport
 import JSON
@@ -12,22 +13,13 @@ import Glibc
 /// `/v1/events` ends at 1 MiB with its continuation, and a client's unread `GET` answers hold at most 8 MiB.
 @Suite("Response sizes")
 struct ResponseSizeTests {
-    /// An alert at the contract's limits, about 19 KB of JSON: a 4,096-character message, 16 buttons of 256
-    /// characters, 8 fields of 1,024 characters of text and 256 of placeholder.
-    static func largestAlert(_ number: Int) -> String {
-        let buttons = (0..<16).map { #""\#(String(format: "%03d", $0))\#(String(repeating: "b", count: 253))""# }
-        let field = #"{"text":"\#(String(repeating: "t", count: 1024))","placeholder":"\#(String(repeating: "p", count: 256))"}"#
-        return #"{"title":"large \#(number)","message":"\#(String(repeating: "m", count: 4096))","#
-            + #""buttons":[\#(buttons.joined(separator: ","))],"fields":[\#(Array(repeating: field, count: 8).joined(separator: ","))]}"#
-    }
-
     static let mebibyte = 1 << 20
 
     @Test("A page of large alerts ends within 1 MiB with next; after=next lists the rest, none missed or repeated")
     func pageEndsAtByteBound() async throws {
         try await LiveServer.with { server in
             var created: [String] = []
-            for number in 0..<120 { created.append(try await server.create(Self.largestAlert(number))) }
+            for number in 0..<120 { created.append(try await server.create(LargestAlert.json(number))) }
             var listed: [String] = []
             var query = "limit=1000"
             var pages = 0
@@ -61,7 +53,7 @@ struct ResponseSizeTests {
     func longPollEndsAtByteBound() async throws {
         try await LiveServer.with { server in
             var created: [String] = []
-            for number in 0..<120 { created.append(try await server.create(Self.largestAlert(number))) }
+            for number in 0..<120 { created.append(try await server.create(LargestAlert.json(number))) }
             var seen: [String] = []
             var since = "0"
             var answers = 0
@@ -88,7 +80,7 @@ struct ResponseSizeTests {
         let process = try await AlertdProcess(arguments: ["--access-log", "off"])
         defer { process.send(SIGKILL) }
         let creates = (0..<1000).map { number in
-            RawHTTP.persistentRequest("POST", "/v1/alerts", body: Array(Self.largestAlert(number).utf8))
+            RawHTTP.persistentRequest("POST", "/v1/alerts", body: Array(LargestAlert.json(number).utf8))
         }
         let created = try await RawHTTP.keepAlive(creates, port: process.port, timeout: 60)
         try #require(created.count == 1000 && created.allSatisfy { $0.status == 201 })

@@ -1,4 +1,5 @@
 import AlertClient
+import AlertdTestSupport
 import Foundation
 import HTTPTestSupport
 import Testing
@@ -45,6 +46,75 @@ struct ListTests {
             let same = try await client.list(index: after.index, wait: 1)
             #expect(same.index == after.index)
             #expect(ContinuousClock.now - held >= .milliseconds(900))
+        }
+    }
+
+    @Test("listAll follows next through three 1 MiB pages of the largest alerts: every one, in order, once")
+    func listAllFollowsPages() async throws {
+        try await LiveAlertd.with { server in
+            let client = server.client()
+            let created = try await LargestAlert.create(LargestAlert.threePages, port: server.port)
+            // One page ends at 1 MiB, far short of the limit; its next takes the following page.
+            let page = try await client.list(limit: 1000)
+            let next = try #require(page.next, "120 alerts of 19 KB are more than a page")
+            #expect(page.alerts.map(\.id) == Array(created.prefix(page.alerts.count)))
+            let second = try await client.list(limit: 1000, after: next)
+            #expect(second.alerts.first?.id == created[page.alerts.count])
+            let all = try await client.listAll(limit: 1000)
+            #expect(all.alerts.map(\.id) == created, "\(all.alerts.count) listed of \(created.count)")
+            #expect(all.next == nil, "the list is complete")
+            #expect(all.index == page.index)
+            // The limit is the whole list's, over pages: 110 spans three pages and says that more follow.
+            let limited = try await client.listAll(limit: 110)
+            #expect(limited.alerts.map(\.id) == Array(created.prefix(110)))
+            #expect(limited.next != nil)
+            #expect(try await client.listAll(limit: 10).alerts.map(\.id) == Array(created.prefix(10)))
+        }
+    }
+
+    @Test("a blocking listAll wakes on a change and returns every page, the new alert last")
+    func blockingListAll() async throws {
+        try await LiveAlertd.with { server in
+            let client = server.client()
+            let created = try await LargestAlert.create(LargestAlert.threePages, port: server.port)
+            let before = try await client.listAll(limit: 1000)
+            async let changed = client.listAll(limit: 1000, index: before.index, wait: 30)
+            await server.waitForWaiters(1)
+            let alert = try await server.client().create(AlertInput(message: "new"))
+            let after = try await changed
+            #expect(after.index > before.index)
+            #expect(after.alerts.map(\.id) == created + [alert.id])
+        }
+    }
+
+    @Test("an alert resolved while listAll reads the later pages wakes the next blocking query at once")
+    func changeBetweenPages() async throws {
+        try await LiveAlertd.with { server in
+            let created = try await LargestAlert.create(LargestAlert.threePages, port: server.port)
+            let dismissed = Flag()
+            // Before the second page is sent, the first page's oldest alert is dismissed (over HTTP, not through
+            // the proxy): the list still shows it, as it was when its page was read.
+            let proxy = try FlakyProxy(upstream: server.port) { chunk in
+                guard String(decoding: chunk, as: UTF8.self).contains("after="), !dismissed.isSet else { return }
+                dismissed.set()
+                let done = DispatchSemaphore(value: 0)
+                Task {
+                    _ = try? await RawHTTP.exchange(RawHTTP.request("DELETE", "/v1/alerts/\(created[0])"),
+                                                    port: server.port)
+                    done.signal()
+                }
+                done.wait()
+            }
+            let client = AlertClient(baseURL: URL(string: "http://127.0.0.1:\(proxy.port)")!)
+            let list = try await client.listAll(limit: 1000)
+            #expect(dismissed.isSet)
+            #expect(list.alerts.map(\.id) == created, "each alert as its page showed it")
+            // The list's index is the first page's, from before the dismissal: the blocking query answers at once.
+            let start = ContinuousClock.now
+            let next = try await client.listAll(limit: 1000, index: list.index, wait: 30)
+            #expect((ContinuousClock.now - start) / .seconds(1) < TestTime.sooner(than: 30),
+                    "woken by the change between the pages, not at the wait's end")
+            #expect(next.alerts.map(\.id) == Array(created.dropFirst()))
         }
     }
 

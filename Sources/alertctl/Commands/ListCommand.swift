@@ -9,7 +9,8 @@ struct ListCommand: Subcommand {
     static let discussion = """
         Columns: AGE, ID, PRESENTER, the title (or message), and the buttons in order: the first is
         the cancel button, a trailing ! marks a destructive one. Resolved alerts show their result.
-        Secure values never appear in lists.
+        Secure values never appear in lists. Every alert up to --limit is listed, however large: alertctl
+        reads each page of alertd's list (a page holds at most 1 MiB) in turn.
         """
     static let options: [OptionSpec] = [
         .option("--state", "-s", value: "STATE", help: "pending (default), resolved or all"),
@@ -39,7 +40,7 @@ struct ListCommand: Subcommand {
 
     func run(_ context: CommandContext) async -> ExitCode {
         do {
-            let list = try await context.client.list(state: state, presenter: presenter, limit: limit)
+            let list = try await context.client.listAll(state: state, presenter: presenter, limit: limit ?? 100)
             if json {
                 Console.json(JSONOutput.list(list))
             } else if list.alerts.isEmpty {

@@ -11,7 +11,7 @@ struct WatchCommand: Subcommand {
         (index + wait; no sleeping and polling): 'new' for each new alert, and 'answered', 'dismissed'
         or 'expired' with the chosen button when one resolves. Secure values are never shown. If alertd
         goes away, says so on standard error and reconnects (exit 3 only if it is unreachable at start).
-        Follows the oldest 1000 pending alerts.
+        Follows the oldest 1000 pending alerts, every page of them (a page holds at most 1 MiB).
         """
     static let options: [OptionSpec] = [
         .option("--presenter", "-p", value: "NAME", help: "Only alerts addressed to this presenter"),
@@ -36,7 +36,7 @@ struct WatchCommand: Subcommand {
         var delay = Duration.milliseconds(200)
         while !Task.isCancelled {
             do {
-                let list = try await client.list(
+                let list = try await client.listAll(
                     presenter: presenter, limit: 1000, index: index, wait: index == nil ? 0 : Self.pollWait)
                 if lost {
                     Console.err("alertctl: reconnected to \(context.url)")

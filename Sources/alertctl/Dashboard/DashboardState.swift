@@ -32,7 +32,7 @@ struct DashboardState: Sendable {
     /// Pending alerts in display order: grouped by presenter, groups in order of their oldest alert, each
     /// group oldest first.
     private(set) var alerts: [RemoteAlert] = []
-    /// Whether the server had more pending alerts than `listLimit`.
+    /// Whether the server had more pending alerts than `listLimit` (the list came with `next`).
     private(set) var listIsTruncated = false
     private(set) var selectedID: String?
     var open: OpenAlert?
@@ -102,7 +102,7 @@ struct DashboardState: Sendable {
             byPresenter[alert.presenter, default: []].append(alert)
         }
         alerts = order.flatMap { byPresenter[$0] ?? [] }
-        listIsTruncated = list.alerts.count >= listLimit
+        listIsTruncated = list.next != nil
         keepSelection(near: oldPosition)
         let ids = list.alerts.map(\.id)
         defer { seen = (seen ?? []).union(ids) }

@@ -1,7 +1,9 @@
 import AlertClient
 
 /// Follows the pending list with the blocking query (`GET /v1/alerts?index=N&wait=30`): each answer comes as soon
-/// as the store changes, so new alerts appear at once without polling on a timer.
+/// as the store changes, so new alerts appear at once without polling on a timer. Each answer is the whole list up
+/// to `limit`, every 1 MiB page of it (`AlertClient.listAll`), and the next query waits on the first page's index:
+/// a change made while the later pages were read wakes it at once, so the next list shows it.
 ///
 /// When a query fails (server down, restarting, unreachable) it reports it and retries with back-off (0.25 s
 /// doubling to 3 s), starting again without an index: a restarted server's index starts over, and waiting for
@@ -20,7 +22,7 @@ struct ListWatcher: Sendable {
         var failures = 0
         while !Task.isCancelled {
             do {
-                let list = try await client.list(
+                let list = try await client.listAll(
                     state: "pending", presenter: presenter, limit: limit, index: index, wait: index == nil ? 0 : wait)
                 failures = 0
                 index = list.index

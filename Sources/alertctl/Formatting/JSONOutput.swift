@@ -15,11 +15,16 @@ enum JSONOutput {
         text(value(alert))
     }
 
-    /// A list of alerts with its change index.
+    /// A list of alerts with its change index, and `next` when `--limit` left alerts out.
     static func list(_ list: RemoteAlertList) -> String {
-        // An index past Int64 (never seen) is written as a number rather than trapping.
-        let index = Int64(exactly: list.index).map(JSONValue.integer) ?? .number(Double(list.index))
-        return text(.object(["index": index, "alerts": .array(list.alerts.map(value))]))
+        var members: [(String, JSONValue)] = [("index", integer(list.index)), ("alerts", .array(list.alerts.map(value)))]
+        if let next = list.next { members.append(("next", integer(next))) }
+        return text(.object(JSONObject(members)))
+    }
+
+    /// An index or sequence number past Int64 (never seen) is written as a number rather than trapping.
+    private static func integer(_ value: UInt64) -> JSONValue {
+        Int64(exactly: value).map(JSONValue.integer) ?? .number(Double(value))
     }
 
     private static func text(_ value: JSONValue) -> String {

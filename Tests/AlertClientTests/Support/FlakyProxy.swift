@@ -8,17 +8,21 @@ import Glibc
 
 /// A TCP proxy on 127.0.0.1 that a test can take down and bring back on the same port: while down, connections are
 /// refused and every open connection is cut, as if the server had gone away; the server behind it keeps its state.
-/// Blocking sockets on their own threads, so it never blocks Swift's cooperative pool.
+/// Blocking sockets on their own threads, so it never blocks Swift's cooperative pool. `beforeSending` sees each
+/// chunk a client sends, on the proxy's thread, before the server gets it: a test acts on the server between two
+/// requests of one client call there.
 final class FlakyProxy: Sendable {
     /// The proxy's port (fixed across `down()`/`up()`).
     let port: Int
     private let upstream: Int
+    private let beforeSending: @Sendable ([UInt8]) -> Void
     /// Listening socket (-1 while down) and the open sockets, to cut on `down()`.
     private let state = Lock<(listener: Int32, open: Set<Int32>)>((-1, []))
 
     /// Starts forwarding 127.0.0.1:(new port) to 127.0.0.1:`upstream`.
-    init(upstream: Int) throws {
+    init(upstream: Int, beforeSending: @escaping @Sendable ([UInt8]) -> Void = { _ in }) throws {
         self.upstream = upstream
+        self.beforeSending = beforeSending
         let listener = try Self.listen(port: 0)
         var address = sockaddr_in()
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
@@ -93,15 +97,18 @@ final class FlakyProxy: Sendable {
                 close(server)
             }
         }
-        Thread { Self.pump(from: client, to: server); finish() }.start()
+        Thread { [beforeSending] in Self.pump(from: client, to: server, beforeSending); finish() }.start()
         Thread { Self.pump(from: server, to: client); finish() }.start()
     }
 
-    private static func pump(from source: Int32, to destination: Int32) {
+    private static func pump(
+        from source: Int32, to destination: Int32, _ beforeSending: @Sendable ([UInt8]) -> Void = { _ in }
+    ) {
         var buffer = [UInt8](repeating: 0, count: 16384)
         while true {
             let count = buffer.withUnsafeMutableBytes { read(source, $0.baseAddress, $0.count) }
             if count <= 0 { return }
+            beforeSending(Array(buffer[..<count]))
             var sent = 0
             while sent < count {
                 let written = buffer.withUnsafeBytes {
