@@ -63,7 +63,8 @@ struct CommandLineTests {
                 _ = try AlertdConfiguration.command(arguments: [typed, "x"], environment: [:])
                 Issue.record("\(typed) was accepted")
             } catch {
-                #expect(error.description == "unknown option '\(typed)' (did you mean '\(meant)'?); see alertd --help")
+                let what = typed.hasPrefix("-") ? "option" : "command"
+                #expect(error.description == "unknown \(what) '\(typed)' (did you mean '\(meant)'?); see alertd --help")
             }
         }
         do {
