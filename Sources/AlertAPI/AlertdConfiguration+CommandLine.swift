@@ -269,9 +269,9 @@ extension AlertdConfiguration {
             guard let option = options.first(where: { $0.flag != nil && $0.flag == name }),
                   let flag = option.flag else {
                 // A word rather than a flag may be a mistyped command (`alertd bakup`).
-                let known = argument.hasPrefix("-")
-                    ? options.compactMap(\.flag) + ["--help", "--version"] : ["backup", "restore"]
-                throw ConfigurationError(description: "unknown option '\(argument)'"
+                let isFlag = argument.hasPrefix("-")
+                let known = isFlag ? options.compactMap(\.flag) + ["--help", "--version"] : ["backup", "restore"]
+                throw ConfigurationError(description: "unknown \(isFlag ? "option" : "command") '\(argument)'"
                     + CommandLineText.suggestion(for: name, in: known) + "; see alertd --help")
             }
             let value: String

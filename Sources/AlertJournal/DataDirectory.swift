@@ -118,9 +118,15 @@ enum DataDirectory {
         }
     }
 
+    /// The directory holding `file`: what comes before its last `/` (`/` for a file in the root), or `.`.
+    static func parent(of file: String) -> String {
+        guard let slash = file.lastIndex(of: "/") else { return "." }
+        return slash == file.startIndex ? "/" : String(file[..<slash])
+    }
+
     /// Flushes `directory` itself, so that the names made or renamed in it survive a power loss.
     static func sync(_ directory: String) {
-        let descriptor = open(directory.isEmpty ? "/" : directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        let descriptor = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard descriptor >= 0 else { return }
         fsync(descriptor)
         close(descriptor)

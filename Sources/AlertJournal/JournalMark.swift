@@ -23,6 +23,13 @@ final class JournalMark: Sendable {
     struct Contents: Equatable {
         var epoch: String
         var changeIndex: UInt64
+
+        /// What a first start writes before it makes the journal's file: a journal is being made, none committed yet
+        /// (no epoch). A start that finds it with no journal, or an empty file, makes the journal anew: the start
+        /// before failed or was killed before it made one.
+        static let unborn = Contents(epoch: "", changeIndex: 0)
+
+        var isUnborn: Bool { epoch.isEmpty }
     }
 
     /// The mark of `directory`.

@@ -29,6 +29,7 @@ final class JournalWriter {
     private let trimBatch: UInt64
     /// The JSON of the last alert's buttons and fields, reused while the next alerts have the same.
     private var encoding = AlertRowEncoding()
+    private var rowCache = AlertRowCache()
 
     private let begin: SQLiteStatement
     private let commitStatement: SQLiteStatement
@@ -39,6 +40,7 @@ final class JournalWriter {
     private let updateDelivery: SQLiteStatement
     private let deleteAlert: SQLiteStatement
     private let deleteKey: SQLiteStatement
+    private let readAlert: SQLiteStatement
     private let keepShownAlert: SQLiteStatement
     private let forgetShownAlert: SQLiteStatement
     private let trimEvents: SQLiteStatement
@@ -92,9 +94,9 @@ final class JournalWriter {
             """)
         deleteAlert = try connection.prepare("DELETE FROM alerts WHERE sequence = ?")
         deleteKey = try connection.prepare("DELETE FROM idempotency WHERE sequence = ?")
+        readAlert = try connection.prepare("SELECT \(AlertRow.columns) FROM alerts WHERE sequence = ?")
         keepShownAlert = try connection.prepare(
-            "INSERT OR REPLACE INTO event_alerts (\(AlertRow.columns)) SELECT \(AlertRow.columns) FROM alerts "
-                + "WHERE sequence = ?")
+            "INSERT OR REPLACE INTO event_alerts (\(AlertRow.columns)) VALUES (\(AlertRow.placeholders))")
         forgetShownAlert = try connection.prepare("DELETE FROM event_alerts WHERE sequence = ?")
         updateMeta = try connection.prepare("UPDATE meta SET change_index = ?, next_sequence = ? WHERE singleton = 1")
     }
@@ -190,8 +192,7 @@ final class JournalWriter {
             try updateDelivery.run()
         case .dropped(let sequence):
             if history.isShown(sequence) {
-                keepShownAlert.bind(Int64(bitPattern: sequence), at: 1)
-                try keepShownAlert.run()
+                try keepShown(sequence)
                 history.keep(sequence)
             }
             deleteAlert.bind(Int64(bitPattern: sequence), at: 1)
@@ -199,6 +200,29 @@ final class JournalWriter {
             deleteKey.bind(Int64(bitPattern: sequence), at: 1)
             try deleteKey.run()
         }
+    }
+
+    /// Copies the row of the alert `sequence`, about to be dropped, to `event_alerts` for the events that still show
+    /// it, without its secure texts and values: an event shows neither (`/v1/events` leaves them out), and the copy
+    /// outlives the alert by up to `eventHistory` later events.
+    private func keepShown(_ sequence: UInt64) throws(SQLiteError) {
+        readAlert.bind(Int64(bitPattern: sequence), at: 1)
+        defer { readAlert.reset() }
+        guard try readAlert.step() else { return }
+        var alert: Alert
+        do throws(JournalDecodingError) {
+            alert = try AlertRow.read(from: readAlert, at: 0, cache: &rowCache)
+        } catch {
+            throw SQLiteError(code: SQLITE_CORRUPT, message: error.description)
+        }
+        for field in alert.fields where field.secure {
+            alert.fields[field.index].text = ""
+            if let values = alert.result?.values, values.indices.contains(field.index) {
+                alert.result?.values[field.index] = ""
+            }
+        }
+        AlertRow.bind(alert, to: keepShownAlert, from: 1, encoding: &encoding)
+        try keepShownAlert.run()
     }
 
     private func insert(event index: UInt64, kind: AlertEvent.Kind, _ sequence: UInt64) throws(SQLiteError) {

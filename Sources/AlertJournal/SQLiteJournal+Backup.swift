@@ -41,15 +41,14 @@ extension SQLiteJournal {
         guard rename(partial, file) == 0 else {
             throw JournalBackupError("cannot write \(file): \(String(cString: strerror(errno)))")
         }
-        syncDirectory(of: file)
+        DataDirectory.sync(DataDirectory.parent(of: file))
     }
 
     /// Refuses a backup `file` inside the data dir `directory` (however either is spelled: symbolic links and `..`
     /// resolved) or naming one of its files by another name (a hard link): a backup beside the journal is lost with
     /// it, and one on the journal's own name replaces the running journal.
     private static func refuseTarget(_ file: String, of directory: String) throws(JournalBackupError) {
-        let parent = file.lastIndex(of: "/").map { String(file[..<$0]) }.map { $0.isEmpty ? "/" : $0 } ?? "."
-        guard let data = resolvedPath(directory), let folder = resolvedPath(parent) else {
+        guard let data = resolvedPath(directory), let folder = resolvedPath(DataDirectory.parent(of: file)) else {
             throw JournalBackupError("cannot write \(file): \(DataDirectory.errorText())")
         }
         if folder == data || folder.hasPrefix(data.hasSuffix("/") ? data : data + "/") {
@@ -68,9 +67,8 @@ extension SQLiteJournal {
     /// Removes the `FILE.partial-PID` copies (and their rollback journals) that a backup to `file` killed before it
     /// finished left beside it: they hold secure values. Only those of processes that no longer run.
     private static func removeStalePartials(of file: String) {
-        let slash = file.lastIndex(of: "/")
-        let folder = slash.map { String(file[..<$0]) }.map { $0.isEmpty ? "/" : $0 } ?? "."
-        let prefix = (slash.map { String(file[file.index(after: $0)...]) } ?? file) + ".partial-"
+        let folder = DataDirectory.parent(of: file)
+        let prefix = (file.lastIndex(of: "/").map { String(file[file.index(after: $0)...]) } ?? file) + ".partial-"
         for name in (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [] where name.hasPrefix(prefix) {
             let pid = name.dropFirst(prefix.count).prefix { $0.isNumber }
             guard let pid = Int32(pid), kill(pid, 0) != 0, errno == ESRCH else { continue }
@@ -168,7 +166,7 @@ extension SQLiteJournal {
         guard rename(partial, path) == 0 else {
             throw JournalBackupError("cannot write \(path): \(String(cString: strerror(errno)))")
         }
-        syncDirectory(of: path)
+        DataDirectory.sync(directory)
         return restored
     }
 
@@ -215,9 +213,4 @@ extension SQLiteJournal {
         }
         return version
     }
-}
-
-/// Flushes the directory holding `file`, so that its new name survives a power loss.
-private func syncDirectory(of file: String) {
-    DataDirectory.sync(file.lastIndex(of: "/").map { String(file[..<$0]) } ?? ".")
 }

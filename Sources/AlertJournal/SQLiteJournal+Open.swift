@@ -34,7 +34,11 @@ extension SQLiteJournal {
         try DataDirectory.checkFile(JournalMark.path(directory), singleName: true)
         let mark = try JournalMark.read(directory)
         let opening = OpeningFile(path: path, directory: directory, mark: mark)
-        let connection = try opening.connect(create: try opening.isNew())
+        let isNew = try opening.isNew()
+        // Before the file exists: a start that fails or is killed before it wrote the journal (a full disk) leaves
+        // an empty file, which the next start then knows for one of its own.
+        if isNew, mark == nil { try JournalMark.write(.unborn, in: directory) }
+        let connection = try opening.connect(create: isNew)
         let version = try opening.check(connection)
         try opening.configure(connection, maxPageCount: maxPageCount ?? environmentMaxPageCount())
         try opening.run { () throws(SQLiteError) in try JournalSchema.migrate(connection, from: version) }
@@ -87,8 +91,9 @@ private struct OpeningFile {
         return connection
     }
 
-    /// Whether the data dir holds no journal and never did, so that a new one is made: no database file, no log
-    /// beside it, and no mark. A database file that is gone or empty while its log or mark is there is refused, as
+    /// Whether the data dir holds no journal and never did, so that a new one is made: no database file (or an empty
+    /// one beside the mark a first start writes before it makes the file, `JournalMark.Contents.unborn`), no log
+    /// beside it, and no mark that names a journal. A database file that is gone or empty while its log or mark is there is refused, as
     /// is what an interrupted `alertd restore` left.
     func isNew() throws(JournalOpenError) -> Bool {
         if let leftover = SQLiteJournal.restoreLeftovers(in: directory).first {
@@ -106,7 +111,7 @@ private struct OpeningFile {
         }
         if let database, database.st_size > 0 { return false }
         let missing = database == nil ? "missing" : "empty (0 bytes)"
-        if let mark {
+        if let mark, !mark.isUnborn {
             throw JournalOpenError(.incomplete, "\(path) is \(missing), but this data dir held a journal (committed to "
                 + "change index \(mark.changeIndex), says \(JournalMark.path(directory))): alertd does not start "
                 + "empty over it. Put the journal back, or restore a backup (alertd restore"
@@ -114,10 +119,10 @@ private struct OpeningFile {
                 + "); to start with no alerts on purpose, remove \(JournalMark.path(directory))"
                 + (database == nil ? "" : " and the empty file"))
         }
-        guard database == nil else {
+        guard database == nil || mark != nil else {
             throw JournalOpenError(.incomplete, "\(path) is empty (0 bytes): alertd does not take it for a new journal. "
                 + "Restore a backup (alertd restore, after moving the empty file away), or, if this data dir never "
-                + "held alerts (a first start that was cut short), remove it")
+                + "held alerts, remove it")
         }
         return true
     }
@@ -128,7 +133,7 @@ private struct OpeningFile {
     func check(_ connection: SQLiteConnection) throws(JournalOpenError) -> Int {
         switch try run({ () throws(SQLiteError) in try JournalSchema.contents(of: connection) }) {
         case .fresh:
-            if let mark {
+            if let mark, !mark.isUnborn {
                 throw JournalOpenError(.incomplete, "\(path) holds no journal, but this data dir held one (committed "
                     + "to change index \(mark.changeIndex), says \(JournalMark.path(directory))): alertd does not "
                     + "start empty over it. Restore a backup (alertd restore, after moving \(path) away); to start "
@@ -154,7 +159,7 @@ private struct OpeningFile {
     /// Refuses a journal that is not the one the mark names, or whose last commit is before the mark's: SQLite
     /// read less than was committed (a damaged frame in the write-ahead log ends it; a file put back from a copy).
     private func checkMark(_ connection: SQLiteConnection) throws(JournalOpenError) {
-        guard let mark else { return }
+        guard let mark, !mark.isUnborn else { return }
         let (epoch, index) = try run { () throws(SQLiteError) in
             let meta = try connection.prepare("SELECT epoch, change_index FROM meta WHERE singleton = 1")
             guard try meta.step() else { return (nil as String?, 0 as UInt64) }

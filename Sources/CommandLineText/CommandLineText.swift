@@ -7,15 +7,16 @@ public enum CommandLineText {
     ]
 
     /// The duration `text` means, in seconds: a bare number is seconds (`90`, `0.5`); otherwise one or more numbers
-    /// each with a unit, `d`, `h`, `m`, `s` or `ms`, largest first (`90s`, `5m`, `1h30m`, `7d`). `nil` for anything
-    /// else (an empty text, a negative number, an unknown or repeated unit, units out of order).
+    /// each with a unit, `d`, `h`, `m`, `s` or `ms`, largest first (`90s`, `5m`, `1h30m`, `7d`). Numbers are digits
+    /// with at most a decimal point. `nil` for anything else (an empty text, a sign, an exponent or hexadecimal, which
+    /// `Double` would take: `0x10` is not 16 s, an unknown or repeated unit, units out of order).
     public static func seconds(_ text: String) -> Double? {
-        if let plain = Double(text) { return plain.isFinite && plain >= 0 ? plain : nil }
+        if text.allSatisfy(isNumeral), let plain = Double(text) { return plain.isFinite ? plain : nil }
         var rest = Substring(text)
         var total = 0.0
         var last = -1
         while !rest.isEmpty {
-            let number = rest.prefix { $0.isASCII && ($0.isNumber || $0 == ".") }
+            let number = rest.prefix(while: isNumeral)
             rest = rest.dropFirst(number.count)
             let unitText = rest.prefix { $0.isASCII && $0.isLetter }
             rest = rest.dropFirst(unitText.count)
@@ -27,6 +28,11 @@ public enum CommandLineText {
         }
         guard last >= 0 else { return nil }
         return total.isFinite ? total : nil
+    }
+
+    /// An ASCII digit or a decimal point.
+    private static func isNumeral(_ character: Character) -> Bool {
+        character.isASCII && (character.isNumber || character == ".")
     }
 
     /// `seconds(text)` when it is a whole number of seconds in `range`, else `nil`.

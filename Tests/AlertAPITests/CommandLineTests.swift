@@ -63,7 +63,8 @@ struct CommandLineTests {
                 _ = try AlertdConfiguration.command(arguments: [typed, "x"], environment: [:])
                 Issue.record("\(typed) was accepted")
             } catch {
-                #expect(error.description == "unknown option '\(typed)' (did you mean '\(meant)'?); see alertd --help")
+                let what = typed.hasPrefix("-") ? "option" : "command"
+                #expect(error.description == "unknown \(what) '\(typed)' (did you mean '\(meant)'?); see alertd --help")
             }
         }
         do {
@@ -84,7 +85,7 @@ struct CommandLineTests {
         #expect(configuration.webhookLease == .seconds(5400) && configuration.eventKeepAlive == .seconds(20))
         #expect(configuration.shutdownGrace == .seconds(120) && configuration.http.bodyTimeout == 45)
         #expect(try Self.configuration(["--retention", "0"]).store.retention == .seconds(0))
-        for bad in ["1.5s", "30m1h", "5x", "-5s", "h", "2h", "1m1m", ""] {
+        for bad in ["1.5s", "30m1h", "5x", "-5s", "h", "2h", "1m1m", "", "0x10", "0x1p4", "1e3", "+5"] {
             do {
                 _ = try Self.configuration(["--idle-timeout", bad])
                 Issue.record("--idle-timeout '\(bad)' was accepted")

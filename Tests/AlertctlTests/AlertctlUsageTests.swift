@@ -32,6 +32,8 @@ struct AlertctlUsageTests {
         [] as [String], ["frobnicate"], ["get"], ["get", "a", "b"], ["alert"], ["alert", "x", "--buton", "OK"],
         ["alert", "x", "--style", "popover"], ["alert", "x", "--tag", "many"], ["alert", "x", "--timeout", "-1"],
         ["alert", "x", "--timeout", "5x"], ["alert", "x", "--timeout", "30m1h"], ["wait", "id", "--timeout", "0s"],
+        // Longer than a `Duration` holds: refused, not a trap.
+        ["wait", "id", "--timeout", "1e300"], ["alert", "x", "--wait", "--timeout", "3651d"],
         ["alert", "x", "--title", "y"], ["answer", "id"], ["answer", "id", "--button", "OK", "--index", "1"],
         ["answer", "id", "--index", "one"], ["list", "--state", "sideways"], ["list", "--limit"],
         ["list", "--limit", "0"], ["list", "--limit", "1001"],

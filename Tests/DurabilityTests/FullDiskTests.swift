@@ -74,6 +74,31 @@ struct FullDiskTests {
         await roomy.stop()
     }
 
+    @Test("a first start that fails before it could write the journal (no room) starts new once there is room")
+    func firstStartWithoutRoom() async throws {
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        let directory = scratch.appending("data")
+        // Files of at most 512 bytes (RLIMIT_FSIZE, with SIGXFSZ ignored so that a longer write fails with EFBIG, as
+        // on a full disk): the lock's pid fits, the journal's first page does not.
+        let full = try ChildProcess("/bin/sh", [
+            "-c", #"trap '' XFSZ; ulimit -f 1; exec "$0" --host 127.0.0.1 --port 0 --data-dir "$1""#,
+            BuiltProduct.path("alertd"), directory,
+        ], environment: DurableAlertd.environment(adding: [:]))
+        let status = await full.wait(timeout: TestTime.bound(30))
+        #expect(status != nil && status != 0, "it started without room: \(full.standardError)")
+
+        let roomy = DurableAlertd(dataDirectory: directory, arguments: ["--access-log", "off"])
+        try await roomy.start()
+        let created = try await roomy.send("POST", "/v1/alerts", body: #"{"message":"room now"}"#)
+        #expect(created.status == 201, "\(created)")
+        #expect(await roomy.stop() == 0)
+        try await roomy.start()
+        let id = try #require(created.json["id"]?.stringValue)
+        #expect(try await roomy.send("GET", "/v1/alerts/\(id)").status == 200, "the alert survives a restart")
+        await roomy.stop()
+    }
+
     /// `PRAGMA page_count` of a journal no alertd has open, read with the `sqlite3` command.
     private static func pageCount(_ file: String) async throws -> Int {
         let sqlite3 = "/usr/bin/sqlite3"

@@ -41,4 +41,38 @@ struct SecureDeleteTests {
             #expect(bytes.range(of: needle) == nil, "\(file) still holds the secure value")
         }
     }
+
+    @Test("a dropped alert's events keep its row without the secure text and value, and still show it after a restart")
+    func eventHistoryWithholdsSecureValues() async throws {
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        let directory = scratch.appending("data")
+        // The default event history: the answer's events stay in it, and so does the copy of the dropped alert.
+        let server = DurableAlertd(dataDirectory: directory, arguments: ["--access-log", "off", "--retention", "0"])
+        try await server.start()
+        let initial = "initial-\(UUID().uuidString)"
+        let secret = "sekrit-\(UUID().uuidString)"
+        let created = try await server.send("POST", "/v1/alerts", body: #"""
+            {"title":"Password","buttons":["Cancel","OK"],"fields":[{"placeholder":"pw","secure":true,"text":"\#(initial)"}]}
+            """#)
+        let id = try #require(created.json["id"]?.stringValue, "\(created)")
+        let answered = try await server.send("POST", "/v1/alerts/\(id)/response",
+                                             body: #"{"button":"OK","values":["\#(secret)"]}"#)
+        try #require(answered.status == 200, "\(answered)")
+        try await eventually("the answered alert dropped", within: 10) {
+            try await server.send("GET", "/v1/alerts/\(id)").status == 404
+        }
+        let before = try await server.send("GET", "/v1/events?since=0&wait=0")
+        #expect(await server.stop() == 0)
+
+        for file in [directory + "/alertd.sqlite3", directory + "/alertd.sqlite3-wal"] {
+            let bytes = FileManager.default.contents(atPath: file) ?? Data()
+            #expect(bytes.range(of: Data(secret.utf8)) == nil, "\(file) still holds the answered secure value")
+            #expect(bytes.range(of: Data(initial.utf8)) == nil, "\(file) still holds the secure field's text")
+        }
+        try await server.start()
+        let after = try await server.send("GET", "/v1/events?since=0&wait=0")
+        #expect(after.status == 200 && after.json == before.json, "the events show the alert as before: \(after)")
+        #expect(await server.stop() == 0)
+    }
 }

@@ -42,13 +42,17 @@ struct ParsedArguments: Sendable {
         return number
     }
 
-    /// The value parsed as a positive duration, in seconds: a number of seconds (`90`, `0.5`) or with units
-    /// (`90s`, `5m`, `1h30m`, `7d`, `500ms`).
+    /// The longest duration an option takes, in seconds (3650 days): longer would not fit a `Duration` (`1e300`
+    /// trapped `wait --timeout`), and no wait is meant to outlast it.
+    static let longestSeconds: Double = 3650 * 86_400
+
+    /// The value parsed as a positive duration of at most `longestSeconds`, in seconds: a number of seconds (`90`,
+    /// `0.5`) or with units (`90s`, `5m`, `1h30m`, `7d`, `500ms`).
     func seconds(_ name: String) throws(UsageError) -> Double? {
         guard let text = value(name) else { return nil }
-        guard let number = CommandLineText.seconds(text), number > 0 else {
-            throw UsageError("\(name) needs a positive duration: seconds, or with a unit (90s, 5m, 1h, 7d); "
-                + "got '\(text)'")
+        guard let number = CommandLineText.seconds(text), number > 0, number <= Self.longestSeconds else {
+            throw UsageError("\(name) needs a positive duration of at most 3650d: seconds, or with a unit (90s, 5m, "
+                + "1h, 7d); got '\(text)'")
         }
         return number
     }
