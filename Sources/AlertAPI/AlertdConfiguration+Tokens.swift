@@ -6,13 +6,19 @@ import Glibc
 
 extension AlertdConfiguration {
     /// The tokens of `tokensFile`, read now, and of `environmentTokens`.
-    /// - Throws: `ConfigurationError` when the file cannot be read, holds a bad entry or no token at all, or repeats
-    ///   a token or a name of `ALERTD_TOKENS` with another role.
+    /// - Throws: `ConfigurationError` when the file cannot be read, others may write it, it holds a bad entry or no
+    ///   token at all, or it repeats a token or a name of `ALERTD_TOKENS` with another role.
     public func loadTokens() throws(ConfigurationError) -> AccessTokens {
         guard let tokensFile else { return environmentTokens }
         guard let data = FileManager.default.contents(atPath: tokensFile) else {
             throw ConfigurationError(description: "cannot read the tokens file '\(tokensFile)': "
                 + Self.whyUnreadable(tokensFile))
+        }
+        // Whoever may write the file may give themselves an admin token (at the next SIGHUP or restart).
+        var status = stat()
+        if stat(tokensFile, &status) == 0, status.st_mode & S_IWOTH != 0 {
+            throw ConfigurationError(description: "the tokens file '\(tokensFile)' may be written by every user (mode "
+                + String(status.st_mode & 0o777, radix: 8) + "), so anyone could add a token: chmod o-w it")
         }
         guard let text = String(data: data, encoding: .utf8) else {
             throw ConfigurationError(description: "cannot read the tokens file '\(tokensFile)': it is not UTF-8 text")

@@ -22,8 +22,8 @@ extension AlertDraft {
 /// An event row holds no secure value: the alert's row (`alertd_alerts`) has them, for as long as the alert is kept,
 /// and an instance reading events takes them from there. Events outlive their alert by up to 10,000 later events.
 extension Alert {
-    /// What an event row holds in place of a secure field's text or value: PostgreSQL's `text` cannot hold a NUL,
-    /// nor does the API take one, so no real value is this.
+    /// What an event row holds in place of a secure field's text or value. The API takes a NUL, even a lone one (a
+    /// value typed as exactly this is restored as itself from the alert's row, so it comes out right).
     static let withheld = "\u{0}"
 
     /// Whether the alert has a secure text or value that is not empty (one to keep out of event rows).

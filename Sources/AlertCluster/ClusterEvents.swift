@@ -41,7 +41,9 @@ enum ClusterEvents {
     }
 
     /// `events` with the secure values their rows withheld, from the alerts' rows (in one read). An alert whose row
-    /// is gone (pruned past retention) keeps them withheld: no instance shows it for long.
+    /// is gone (pruned past retention before this instance read the event) keeps them withheld: that instance then
+    /// holds a NUL for each, and hands it to a producer waiting on it as if it were the value typed (it cannot know
+    /// the value).
     private static func restoringSecureValues(
         _ events: [AlertEvent], _ connection: PGConnection
     ) throws(PGError) -> [AlertEvent] {

@@ -29,8 +29,18 @@ final class PGConnection {
             PQfinish(connection)
             throw PGError(message)
         }
+        // libpq prints the server's notices on standard error as they come ("WARNING:  terminating connection due to
+        // immediate shutdown command"), which would break alertd's one-JSON-object-a-line log. Drop them: the
+        // client_min_messages above leaves warnings only, and a failure they announce reaches the log as the error of
+        // the statement or connection it breaks.
+        PQsetNoticeProcessor(connection, Self.ignoreNotice, nil)
         self.connection = connection
         try execute(Self.sessionSettings)
+    }
+
+    /// A libpq notice processor that drops the notice.
+    private static let ignoreNotice: @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<CChar>?) -> Void = {
+        _, _ in
     }
 
     /// How long one statement (a pipeline's round trip included) may run, and wait for a lock, before PostgreSQL

@@ -204,6 +204,19 @@ struct AccessControlProcessTests {
         #expect(!child.standardError.contains("bobs-secret"))
     }
 
+    @Test("A tokens file every user may write stops start-up (exit 64) and says so: anyone could add a token")
+    func worldWritableTokensFile() async throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("alertd-tokens-\(UUID()).txt")
+        try "ci:producer:\(AccessControlTests.ci)\n".write(to: file, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(at: file) }
+        try FileManager.default.setAttributes([.posixPermissions: 0o666], ofItemAtPath: file.path)
+        let child = try ChildProcess(AlertdProcess.executable.path, ["--port", "0", "--tokens-file", file.path])
+        #expect(await child.wait(timeout: 30) == 64)
+        #expect(child.standardError.contains("the tokens file '\(file.path)' may be written by every user (mode 666)"),
+                "\(child.standardError)")
+        #expect(!child.standardError.contains(AccessControlTests.ci))
+    }
+
     @Test("A tokens file that cannot be read says why: missing, or not a file")
     func unreadableTokensFile() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("alertd-tokens-dir-\(UUID())")
