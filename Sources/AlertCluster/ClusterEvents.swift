@@ -40,10 +40,8 @@ enum ClusterEvents {
             [String(after), String(through)], name: "alertd_events_after"))), connection)
     }
 
-    /// `events` with the secure values their rows withheld, from the alerts' rows (in one read). An alert whose row
-    /// is gone (pruned past retention before this instance read the event) keeps them withheld: that instance then
-    /// holds a NUL for each, and hands it to a producer waiting on it as if it were the value typed (it cannot know
-    /// the value).
+    /// `events` with the secure values their rows withheld, from the alerts' rows (in one read). The rows are there:
+    /// retention keeps an alert's row while a kept event withholds its values (`CommitWriter.prune`).
     private static func restoringSecureValues(
         _ events: [AlertEvent], _ connection: PGConnection
     ) throws(PGError) -> [AlertEvent] {

@@ -382,8 +382,14 @@ final class CommitWriter: @unchecked Sendable {
         _ = try? connection.execute("SET LOCAL statement_timeout = '30s'")  // a backlog takes its time (locks do not)
         _ = try? connection.execute(
             "DELETE FROM alertd_events WHERE idx <= (SELECT head FROM alertd_cluster WHERE id = 1) - $1", [String(keep)])
-        _ = try? connection.execute(
-            "DELETE FROM alertd_alerts WHERE state <> 'pending' AND resolved_at < $1", [String(cutoff)])
+        // A row whose alert's kept events withhold secure values stays until those events go: an instance that reads
+        // them late (it lagged, or catches up) restores the values from it, and never hands a waiter anything else.
+        // The id is read from the text (a stored alert starts with it): PostgreSQL's json refuses a `\u0000` as text.
+        _ = try? connection.execute("""
+            DELETE FROM alertd_alerts WHERE state <> 'pending' AND resolved_at < $1 AND id NOT IN (
+                SELECT substring(alert from '^\\{"id":"([^"]*)"') FROM alertd_events
+                WHERE strpos(alert, '\\u0000') > 0 AND substring(alert from '^\\{"id":"([^"]*)"') IS NOT NULL)
+            """, [String(cutoff)])
     }
 
     private var unavailableRefusal: Refusal? {

@@ -191,4 +191,33 @@ struct ClusterBasicsTests {
             #expect(!log.contains("s3cret"), "no secure value in PostgreSQL's log")
         }
     }
+
+    @Test("a waiter on an instance that lagged past retention gets the secure value typed, not a placeholder")
+    func laggingWaiterGetsSecureValue() async throws {
+        try await withCluster(instances: 2, arguments: ["--retention", "0"]) { postgres, nodes in
+            let (a, b) = (nodes[0], nodes[1])
+            let created = try await b.request("POST", "/v1/alerts", json: """
+                {"title":"Unlock","buttons":[{"title":"Cancel"},{"title":"Unlock"}],
+                 "fields":[{"placeholder":"PIN","secure":true}]}
+                """)
+            try #require(created.status == 201, "\(created)")
+            let id = try created.json().string("id")
+            let waiting = Task { try await b.request("GET", "/v1/alerts/\(id)/response?wait=200", timeout: 200) }
+            try await eventually("B holds the waiter") { try await b.waiters() == 1 }
+            b.child.send(SIGSTOP)
+            let answered = try await a.request("POST", "/v1/alerts/\(id)/response",
+                                               json: #"{"buttonIndex":1,"values":["LAGSECRET"]}"#)
+            try #require(answered.status == 200, "\(answered)")
+            // A plain alert resolved after it: once retention has deleted its row, A's prune has run (once a minute).
+            let plain = try await a.create("Plain")
+            _ = try await a.request("DELETE", "/v1/alerts/\(plain)")
+            try await eventually("A's prune ran", within: 150) {
+                try await postgres.sql("SELECT count(*) FROM alertd_alerts WHERE id = '\(plain)'") == "0"
+            }
+            b.child.send(SIGCONT)
+            let result = try await waiting.value
+            #expect(result.status == 200, "\(result)")
+            #expect(try result.json()["values"]?.arrayValue?.compactMap(\.stringValue) == ["LAGSECRET"], "\(result.text)")
+        }
+    }
 }
