@@ -93,8 +93,8 @@ private struct OpeningFile {
 
     /// Whether the data dir holds no journal and never did, so that a new one is made: no database file (or an empty
     /// one beside the mark a first start writes before it makes the file, `JournalMark.Contents.unborn`), no log
-    /// beside it, and no mark that names a journal. A database file that is gone or empty while its log or mark is there is refused, as
-    /// is what an interrupted `alertd restore` left.
+    /// beside it, and no mark that names a journal. A database file that is gone or empty while its log or mark is
+    /// there is refused, as is what an interrupted `alertd restore` left.
     func isNew() throws(JournalOpenError) -> Bool {
         if let leftover = SQLiteJournal.restoreLeftovers(in: directory).first {
             throw JournalOpenError(.incomplete, "\(directory)/\(leftover) is what an interrupted alertd restore left; "
@@ -182,8 +182,9 @@ private struct OpeningFile {
     }
 
     /// WAL mode, full syncs, deleted content overwritten with zeros (`secure_delete`: a dropped alert's secure values
-    /// do not stay in the file's free space, nor in a backup copied from it), no automatic checkpoints (the checkpointer runs them), a WAL file cut back to 32 MiB: above
-    /// the ~16 MB the WAL cycles through under load, so that commits write over blocks the file has (DESIGN.md).
+    /// do not stay in the file's free space, nor in a backup copied from it), no automatic checkpoints (the
+    /// checkpointer runs them), a WAL file cut back to 32 MiB: above the ~16 MB the WAL cycles through under load, so
+    /// that commits write over blocks the file has (DESIGN.md).
     func configure(_ connection: SQLiteConnection, maxPageCount: Int?) throws(JournalOpenError) {
         try run { () throws(SQLiteError) in
             let mode = try connection.text("PRAGMA journal_mode = WAL")
