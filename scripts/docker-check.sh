@@ -101,18 +101,20 @@ ALERTD_PORT=$port ALERTD_HEALTHCHECK_PID=999999999 deploy/docker-healthcheck.sh 
 [ "$status" = 1 ] && pass "health check, no alertd: exit 1" || fail "health check, no alertd: exit $status, not 1"
 rm -rf "$work"
 
-# 4. What the README says of installing, and what git and docker leave out.
-readme_apt=$(grep -A1 '^sudo apt-get install' README.md | tr -d '\\\n')
+# 4. What docs/OPERATIONS.md says of installing, the README's make help list, and what git and docker leave out.
+operations=docs/OPERATIONS.md
+apt_line=$(grep -A1 '^sudo apt-get install' "$operations" | tr -d '\\\n')
 for package in $packages; do
-    grep -qw -- "$package" <<<"$readme_apt" && pass "README's apt-get line installs $package" \
-        || fail "README's apt-get line ($readme_apt) lacks $package, which scripts/deps.sh installs"
+    grep -qw -- "$package" <<<"$apt_line" && pass "$operations's apt-get line installs $package" \
+        || fail "$operations's apt-get line ($apt_line) lacks $package, which scripts/deps.sh installs"
 done
 for runtime in $(grep -o ' lib[a-z0-9.+-]*=' <<<"$run_stage" | tr -d ' ='); do
-    grep -q "\`$runtime\`" <<<"$(sed -n '/^## Install and run/,/^## /p' README.md)" \
-        && pass "README's Install and run names the run-time library $runtime" \
-        || fail "README's Install and run does not name $runtime, which the image's runtime stage installs"
-    grep -q "\`$runtime\`" <<<"$(sed -n '/^## Docker/,/^## /p' README.md)" \
-        && pass "README's Docker section names $runtime" || fail "README's Docker section does not name $runtime"
+    grep -q "\`$runtime\`" <<<"$(sed -n '/^## Install and run/,/^## /p' "$operations")" \
+        && pass "$operations's Install and run names the run-time library $runtime" \
+        || fail "$operations's Install and run does not name $runtime, which the image's runtime stage installs"
+    grep -q "\`$runtime\`" <<<"$(sed -n '/^## Docker/,/^## /p' "$operations")" \
+        && pass "$operations's Docker section names $runtime" \
+        || fail "$operations's Docker section does not name $runtime"
 done
 help_line=$(grep -A1 '^`make help` lists the targets' README.md | tr '\n' ' ')
 for target in $(make -s help | sed -n 's/^  make \([a-z]*\) .*/\1/p'); do

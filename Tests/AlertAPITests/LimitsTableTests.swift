@@ -16,8 +16,8 @@ struct LimitsTableTests {
         }
 
     /// `flag → default` from a Markdown table whose rows name a flag in backquotes and a default
-    /// number (commas allowed, `KiB` counted in bytes): openapi.yaml's limits table, the README's
-    /// configuration table.
+    /// number (commas allowed, `KiB` counted in bytes): openapi.yaml's limits table, the configuration table of
+    /// docs/OPERATIONS.md.
     static func tableDefaults(_ text: String) -> [String: Int] {
         text.split(separator: "\n").reduce(into: [:]) { defaults, line in
             let cells = line.split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces) }
@@ -35,16 +35,16 @@ struct LimitsTableTests {
         }
     }
 
-    @Test("openapi.yaml's limits table and the README's configuration table say what --help says")
+    @Test("openapi.yaml's limits table and docs/OPERATIONS.md's configuration table say what --help says")
     func tablesAgreeWithHelp() throws {
         #expect(Self.helpDefaults["--connection-limit"] == AlertdConfiguration().http.connectionLimit)
         let spec = Self.tableDefaults(String(decoding: try repositoryOpenAPI(), as: UTF8.self))
         #expect(spec.count >= 6, "\(spec)")
         #expect(spec["--connection-limit"] == 16_384)
-        let readme = Self.tableDefaults(try String(contentsOf: repositoryRoot.appending(path: "README.md"),
-                                                   encoding: .utf8))
-        #expect(readme.count >= 15, "\(readme)")
-        for (name, table) in [("openapi.yaml", spec), ("README.md", readme)] {
+        let operations = Self.tableDefaults(
+            try String(contentsOf: repositoryRoot.appending(path: "docs/OPERATIONS.md"), encoding: .utf8))
+        #expect(operations.count >= 15, "\(operations)")
+        for (name, table) in [("openapi.yaml", spec), ("docs/OPERATIONS.md", operations)] {
             for (flag, value) in table {
                 #expect(Self.helpDefaults[flag] == value, "\(name): \(flag) \(value), --help: \(Self.helpDefaults[flag] ?? -1)")
             }

@@ -17,6 +17,18 @@ struct ReadmeSnippetTests {
         try await answerInTurn(try await ReadmeSnippet.build(asyncMain: true))
     }
 
+    @Test("each Swift example of docs/ that starts with an import compiles as top-level code",
+          .timeLimit(.minutes(4)))
+    func docsExamples() async throws {
+        let examples = try ReadmeSnippet.docsExamples()
+        #expect(examples.count >= 2, "\(examples.map(\.place))")
+        for example in examples {
+            await #expect(throws: Never.self, "\(example.place)") {
+                _ = try await ReadmeSnippet.build(example.text, asyncMain: false)
+            }
+        }
+    }
+
     /// Runs `program` against a live alertd and answers its three alerts as a responder would, each once it is the
     /// only pending one; then checks each was posted only after the one before it was answered.
     private func answerInTurn(_ program: URL) async throws {
@@ -52,7 +64,7 @@ struct ReadmeSnippetTests {
     }
 }
 
-/// The snippet under "## Swift client library" in README.md, and how to build it.
+/// The snippet under "## Swift client library" in README.md, the Swift examples of docs/, and how to build them.
 enum ReadmeSnippet {
     /// `swiftc` from PATH, else from the toolchain in /opt/swift.
     static let swiftc: String? = {
@@ -63,19 +75,39 @@ enum ReadmeSnippet {
 
     /// The first ```swift block of the README's "Swift client library" section, exactly as printed.
     static func text() throws -> String {
-        let readme = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("README.md")
-        let lines = try String(contentsOf: readme, encoding: .utf8).components(separatedBy: "\n")
+        let lines = try Docs.read("README.md").components(separatedBy: "\n")
         let section = try #require(lines.firstIndex { $0.hasPrefix("## Swift client library") })
         let start = try #require(lines[section...].firstIndex(of: "```swift"))
         let end = try #require(lines[(start + 1)...].firstIndex(of: "```"))
         return lines[(start + 1)..<end].joined(separator: "\n") + "\n"
     }
 
-    /// Compiles the snippet, as the whole of `main.swift` or (`asyncMain`) as the body of an `@main` type's
-    /// `static func main() async throws`, linked with the objects of AlertClient and Locking this build made.
-    static func build(asyncMain: Bool) async throws -> URL {
-        let snippet = try text()
+    /// Every ```swift block of docs/ whose first line is an `import` (the others are fragments), with its place.
+    static func docsExamples() throws -> [(place: String, text: String)] {
+        var examples: [(place: String, text: String)] = []
+        for page in try Docs.documents() where page.hasPrefix("docs/") {
+            let lines = try Docs.read(page).components(separatedBy: "\n")
+            var start: Int?
+            for (number, line) in lines.enumerated() {
+                if let first = start, line == "```" {
+                    if lines[first + 1].hasPrefix("import ") {
+                        let text = lines[(first + 1)..<number].joined(separator: "\n") + "\n"
+                        examples.append(("\(page):\(first + 1)", text))
+                    }
+                    start = nil
+                } else if start == nil, line == "```swift" {
+                    start = number
+                }
+            }
+        }
+        return examples
+    }
+
+    /// Compiles `snippet` (the README's by default), as the whole of `main.swift` or (`asyncMain`) as the body of an
+    /// `@main` type's `static func main() async throws`, linked with the objects of AlertClient and Locking this build
+    /// made.
+    static func build(_ snippet: String? = nil, asyncMain: Bool) async throws -> URL {
+        let snippet = try snippet ?? text()
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("readme-snippet-\(UUID())")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let source: String
