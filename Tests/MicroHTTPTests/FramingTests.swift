@@ -122,6 +122,7 @@ struct FramingTests {
          head(["POST /x HTTP/1.1", "Host: x", "Content-Length: +13"], "{\"title\":\"t\"}" + smuggled), 400),
         ("Content-Length: 13, 13",
          head(["POST /x HTTP/1.1", "Host: x", "Content-Length: 13, 13"], "{\"title\":\"t\"}" + smuggled), 400),
+        ("an empty Content-Length", head(["POST /x HTTP/1.1", "Host: x", "Content-Length: "], smuggled), 400),
         ("Content-Length: 2^64",
          head(["POST /x HTTP/1.1", "Host: x", "Content-Length: 18446744073709551616"], smuggled), 413),
         ("HTTP/0.9", Array(("GET /x\r\n" + smuggled).utf8), 400),
