@@ -1,7 +1,5 @@
 @testable import AlertAPI
-import BuildInfo
 import Foundation
-import MicroHTTP
 import Testing
 
 /// A Prometheus text exposition (0.0.4), read back: samples by `name{labels}`, and the
@@ -97,20 +95,6 @@ struct MetricsTests {
             let head = try await server.send("HEAD", "/metrics")
             #expect(head.status == 200 && head.body.isEmpty)
         }
-    }
-
-    @Test("The start line and /metrics name the libmicrohttpd alertd loaded, and /metrics alertd's version")
-    func libraryVersion() async throws {
-        let alertd = try await AlertdProcess()
-        defer { alertd.send(SIGKILL) }
-        let line = "alertd: transport: libmicrohttpd 0.9.75\n"
-        #expect(await TestTime.until { alertd.child.standardOutput.contains(line) }, "\(alertd.child.standardOutput)")
-        let response = try await RawHTTP.exchange(RawHTTP.request("GET", "/metrics"), port: alertd.port)
-        let metrics = PrometheusText(response.text)
-        let info = #"alertd_build_info{version="\#(BuildInfo.version)",revision="\#(BuildInfo.revision)","#
-            + #"libmicrohttpd="0.9.75"}"#
-        #expect(metrics[info] == 1, "\(response.text)")
-        #expect(HTTPServer.libraryVersion == "0.9.75")
     }
 
     @Test("Counters move: created, resolved by resolution, pending, change index, answer latency")
