@@ -40,8 +40,11 @@ let package = Package(
         .target(name: "CommandLineText"),
         // The version (VERSION) and the git revision, fixed at build time for --version and the webhook User-Agent.
         .target(name: "BuildInfo", plugins: ["EmbedBuildInfo"]),
+        // System calls made again when a signal interrupts them, their errno a typed error, for every module that
+        // calls POSIX itself (the transport, the log sink, the webhook client). No dependencies: anything may use it.
+        .target(name: "SystemCalls"),
         // Transport only: knows HTTP and libmicrohttpd, nothing of alerts.
-        .target(name: "MicroHTTP", dependencies: ["CMicroHTTPD", "Locking"]),
+        .target(name: "MicroHTTP", dependencies: ["CMicroHTTPD", "Locking", "SystemCalls"]),
         // Model, rules and the AlertStore actor: knows nothing of HTTP.
         .target(name: "AlertCore", dependencies: ["Locking"]),
         // Alerts, drafts and results as stored JSON, and stored times: one codec for the journal and the cluster.
@@ -51,12 +54,17 @@ let package = Package(
         // Routes: HTTP <-> store, JSON shapes, problem+json errors.
         .target(
             name: "AlertAPI",
-            dependencies: ["MicroHTTP", "AlertCore", "AlertJournal", "BuildInfo", "CommandLineText", "JSON", "Locking"],
+            dependencies: [
+                "MicroHTTP", "AlertCore", "AlertJournal", "BuildInfo", "CommandLineText", "JSON", "Locking",
+                "SystemCalls",
+            ],
             plugins: ["EmbedResource"]
         ),
         // Several instances on one PostgreSQL: the database decides every change, each instance's store is a cache.
         .target(name: "AlertCluster", dependencies: ["AlertCodec", "AlertCore", "CLibPQ", "Locking"]),
-        .executableTarget(name: "alertd", dependencies: ["AlertAPI", "AlertCluster", "AlertJournal", "BuildInfo"]),
+        .executableTarget(
+            name: "alertd", dependencies: ["AlertAPI", "AlertCluster", "AlertJournal", "BuildInfo", "MicroHTTP"]
+        ),
 
         // The seeds' AlertController API over HTTP; no server types, only JSON.
         .target(name: "AlertClient", dependencies: ["Locking"]),
@@ -80,7 +88,7 @@ let package = Package(
             name: "AlertdTestSupport", dependencies: ["AlertAPI", "AlertJournal", "HTTPTestSupport"],
             path: "Tests/AlertdTestSupport"
         ),
-        .testTarget(name: "MicroHTTPTests", dependencies: ["MicroHTTP", "HTTPTestSupport"]),
+        .testTarget(name: "MicroHTTPTests", dependencies: ["MicroHTTP", "HTTPTestSupport", "SystemCalls"]),
         .testTarget(name: "AlertCoreTests", dependencies: ["AlertCore", "HTTPTestSupport", "Locking"]),
         .testTarget(
             name: "AlertJournalTests",

@@ -31,7 +31,7 @@ objects=$scratch/objects
 binary=$scratch/alertd-fuzz
 
 # Module: its dependencies among these, as in Package.swift.
-modules=(Locking JSON BuildInfo AlertCore AlertCodec CSQLite AlertJournal MicroHTTP AlertAPI)
+modules=(Locking JSON BuildInfo SystemCalls AlertCore AlertCodec CSQLite AlertJournal MicroHTTP AlertAPI)
 flags=(-swift-version 6 -parse-as-library -O -g -enable-testing -sanitize=fuzzer,address
        -I "$objects" -I Sources/CMicroHTTPD -I Sources/CSQLite)
 for flag in $(pkg-config --cflags libmicrohttpd); do flags+=(-Xcc "$flag"); done

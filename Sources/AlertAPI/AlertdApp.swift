@@ -101,9 +101,6 @@ public final class AlertdApp: Sendable {
         metrics.observeUnreadBytes { [weak server] in server?.unreadResponseBytes ?? 0 }
         // Restored alerts whose timeout passed meanwhile expire now, and deliveries not yet done start again.
         if store.now({ $0.resume() }) == nil { Task { await store.resume() } }
-        if !server.answersMalformedRequests {
-            log.event("warn", "libmicrohttpd answers the malformed requests it refuses itself with its own HTML page")
-        }
         if configuration.servesOpenBeyondLoopback {
             log.event("warn", "serving without access tokens on a non-loopback address (--insecure)",
                       ["host": configuration.http.host])

@@ -1,5 +1,6 @@
 import Foundation
 import Locking
+import SystemCalls
 
 #if canImport(Glibc)
 import Glibc
@@ -171,12 +172,15 @@ final class HTTPExchange: Sendable {
         defer { socket.withLock { $0.fd = -1 } }
         var sent = 0
         while sent < request.count {
-            let count = request[sent...].withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-            if count > 0 {
+            do throws(SystemCallError) {
+                let count = try retryingInterrupts("send") {
+                    request[sent...].withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+                }
+                guard count > 0 else { break }
                 sent += count
-            } else if count < 0, errno == EAGAIN || errno == EINTR {
+            } catch where error.wouldBlock {
                 if let failure = wait(fd, for: Int16(POLLOUT)) { return .failure(failure) }
-            } else {
+            } catch {
                 break  // the receiver closed, perhaps after answering early: read what it said
             }
         }
@@ -191,18 +195,23 @@ final class HTTPExchange: Sendable {
             guard answer.count < Self.headLimit else {
                 return .failure(.failed("the receiver's answer head is longer than \(Self.headLimit) bytes"))
             }
-            let count = buffer.withUnsafeMutableBytes {
-                recv(fd, $0.baseAddress, Self.headLimit - answer.count, 0)
-            }
-            if count > 0 {
-                answer += buffer[..<count]
-            } else if count < 0, errno == EAGAIN || errno == EINTR {
+            let count: Int
+            do throws(SystemCallError) {
+                count = try retryingInterrupts("recv") {
+                    buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, Self.headLimit - answer.count, 0) }
+                }
+            } catch where error.wouldBlock {
                 if let failure = wait(fd, for: Int16(POLLIN)) { return .failure(failure) }
-            } else {
+                continue
+            } catch {
+                count = 0
+            }
+            guard count > 0 else {
                 let cancelled = socket.withLock { $0.cancelled }
                 return .failure(cancelled ? .cancelled
                                           : .failed("the receiver closed the connection without an answer"))
             }
+            answer += buffer[..<count]
         }
     }
 
@@ -214,8 +223,7 @@ final class HTTPExchange: Sendable {
             let (seconds, attoseconds) = left.components
             let milliseconds = Int32(clamping: seconds * 1000 + attoseconds / 1_000_000_000_000_000 + 1)
             var entry = pollfd(fd: fd, events: events, revents: 0)
-            let ready = poll(&entry, 1, milliseconds)
-            if ready < 0, errno == EINTR { continue }
+            let ready = (try? retryingInterrupts("poll") { poll(&entry, 1, milliseconds) }) ?? -1
             if socket.withLock({ $0.cancelled }) { return .cancelled }
             if ready > 0 { return nil }  // ready, or an error the next call reports
         }

@@ -1,6 +1,7 @@
 import Foundation
-import Locking
 import JSON
+import Locking
+import SystemCalls
 
 /// Where structured log lines go: one JSON object a line, buffered in memory and written in
 /// batches every 200 ms by a thread of its own, so logging costs a request no system call and a
@@ -54,14 +55,17 @@ final class LogSink: Sendable {
             }
             var offset = 0
             while offset < bytes.count {
-                let written = bytes[offset...].withUnsafeBytes { Foundation.write(descriptor, $0.baseAddress, $0.count) }
-                if written < 0, errno == EINTR { continue }
-                if written < 0, errno == EAGAIN {
+                do throws(SystemCallError) {
+                    let written = try retryingInterrupts("write") {
+                        bytes[offset...].withUnsafeBytes { Foundation.write(descriptor, $0.baseAddress, $0.count) }
+                    }
+                    if written == 0 { return }
+                    offset += written
+                } catch where error.wouldBlock {
                     usleep(1000)
-                    continue
+                } catch {
+                    return
                 }
-                if written <= 0 { return }
-                offset += written
             }
         }
     }

@@ -1,5 +1,7 @@
 import AlertCore
+import BuildInfo
 import Locking
+import MicroHTTP
 
 /// What the API counts for `GET /metrics`; the store's own counts are read when rendering.
 final class Metrics: Sendable {
@@ -116,6 +118,10 @@ final class Metrics: Sendable {
                ["delivered", "retry", "failed"].map {
                    "alertd_webhook_deliveries_total{outcome=\"\($0)\"} \(state.webhookDeliveries[$0] ?? 0)"
                })
+        family("alertd_build_info", "gauge", "Always 1: what runs, alertd's version and git revision, and the "
+                   + "libmicrohttpd this process loaded.",
+               ["alertd_build_info{version=\"\(BuildInfo.version)\",revision=\"\(BuildInfo.revision)\","
+                   + "libmicrohttpd=\"\(HTTPServer.libraryVersion)\"} 1"])
         if let journal {
             family("alertd_journal_commit_seconds", "histogram", "Time to commit a batch to the data dir (fsync included).",
                    state.commitSeconds.lines("alertd_journal_commit_seconds"))

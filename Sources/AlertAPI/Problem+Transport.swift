@@ -25,8 +25,6 @@ extension Problem {
             self = .alertd(400, "malformed-request", "Malformed request", detail: reason)
         case .unsupportedTransferCoding(let reason):
             self = .alertd(501, "unsupported-transfer-coding", "Transfer coding not implemented", detail: reason)
-        case .versionNotSupported(let reason):
-            self = .alertd(505, "http-version-not-supported", "HTTP version not supported", detail: reason)
         case .unreadResponses(true, let limit):
             self = .alertd(429, "unread-responses", "Too many unread responses",
                            detail: "answers this client has not read yet hold more than \(limit) bytes; "

@@ -8,10 +8,6 @@
 #include <microhttpd.h>
 #ifdef __linux__
 #include <linux/filter.h>
-#include <link.h>
-#include <string.h>
-#include <sys/mman.h>
-#include <unistd.h>
 #endif
 
 /// MHD_start_daemon is variadic, which Swift cannot call. This shim passes the
@@ -123,113 +119,5 @@ static inline size_t CMicroHTTPD_values_size(struct MHD_Connection *connection, 
     MHD_get_connection_values_n(connection, kind, CMicroHTTPD_add_size, &total);
     return total;
 }
-
-#ifdef __linux__
-/* glibc declares dl_iterate_phdr and its struct only under _GNU_SOURCE, too late to define here: the same
-   declaration, and the struct's first members (their layout is glibc's ABI since 2.2.4). */
-struct dl_phdr_info;
-int dl_iterate_phdr(int (*callback)(struct dl_phdr_info *info, size_t size, void *data), void *data);
-struct CMicroHTTPD_phdr_info {
-    ElfW(Addr) dlpi_addr;
-    const char *dlpi_name;
-    const ElfW(Phdr) *dlpi_phdr;
-    ElfW(Half) dlpi_phnum;
-};
-
-/// One import of libmicrohttpd to redirect: `symbol`, called through libmicrohttpd's own import table,
-/// goes to `replacement` instead; `slots` counts the table entries changed.
-struct CMicroHTTPD_import {
-    const char *symbol;
-    void *replacement;
-    int slots;
-};
-
-/// `dl_iterate_phdr` visitor: in libmicrohttpd's shared object, points every relocated import slot
-/// (PLT and GOT) of each `CMicroHTTPD_import` at its replacement. Only calls libmicrohttpd makes through
-/// its own imports are redirected; the application's calls to the same functions go through its own table.
-/// `data` is a `CMicroHTTPD_import` array ending with a NULL `symbol`. Returns 1 (stop) once it found it.
-static inline int CMicroHTTPD_redirect_visit(struct dl_phdr_info *loaded, size_t size, void *data)
-{
-    (void) size;
-    const struct CMicroHTTPD_phdr_info *info = (const struct CMicroHTTPD_phdr_info *) loaded;
-    if (info->dlpi_name == NULL || strstr(info->dlpi_name, "libmicrohttpd.so") == NULL) return 0;
-    const ElfW(Dyn) *dynamic = NULL;
-    uintptr_t relro = 0, relroEnd = 0;
-    for (ElfW(Half) index = 0; index < info->dlpi_phnum; index++) {
-        const ElfW(Phdr) *header = &info->dlpi_phdr[index];
-        if (header->p_type == PT_DYNAMIC) dynamic = (const ElfW(Dyn) *) (info->dlpi_addr + header->p_vaddr);
-        if (header->p_type == PT_GNU_RELRO) {
-            relro = info->dlpi_addr + header->p_vaddr;
-            relroEnd = relro + header->p_memsz;
-            relro &= ~(uintptr_t) (sysconf(_SC_PAGESIZE) - 1);
-        }
-    }
-    if (dynamic == NULL) return 1;
-    uintptr_t symbols = 0, names = 0, tables[2] = { 0, 0 };
-    size_t sizes[2] = { 0, 0 };
-    long pltKind = DT_RELA;
-    for (const ElfW(Dyn) *entry = dynamic; entry->d_tag != DT_NULL; entry++) {
-        switch (entry->d_tag) {
-        case DT_SYMTAB: symbols = entry->d_un.d_ptr; break;
-        case DT_STRTAB: names = entry->d_un.d_ptr; break;
-        case DT_JMPREL: tables[0] = entry->d_un.d_ptr; break;
-        case DT_PLTRELSZ: sizes[0] = entry->d_un.d_val; break;
-        case DT_RELA: tables[1] = entry->d_un.d_ptr; break;
-        case DT_RELASZ: sizes[1] = entry->d_un.d_val; break;
-        case DT_PLTREL: pltKind = (long) entry->d_un.d_val; break;
-        default: break;
-        }
-    }
-    if (pltKind != DT_RELA || symbols == 0 || names == 0) return 1;
-    /* The loader relocates these addresses in place on most targets; where it does not, they are offsets. */
-    if (symbols < info->dlpi_addr) symbols += info->dlpi_addr;
-    if (names < info->dlpi_addr) names += info->dlpi_addr;
-    long page = sysconf(_SC_PAGESIZE);
-    for (int table = 0; table < 2; table++) {
-        if (tables[table] == 0) continue;
-        uintptr_t start = tables[table] < info->dlpi_addr ? tables[table] + info->dlpi_addr : tables[table];
-        const ElfW(Rela) *relocations = (const ElfW(Rela) *) start;
-        for (size_t index = 0; index < sizes[table] / sizeof(ElfW(Rela)); index++) {
-#if __ELF_NATIVE_CLASS == 64
-            size_t symbol = ELF64_R_SYM(relocations[index].r_info);
-#else
-            size_t symbol = ELF32_R_SYM(relocations[index].r_info);
-#endif
-            if (symbol == 0) continue;
-            const char *name = (const char *) names + ((const ElfW(Sym) *) symbols)[symbol].st_name;
-            for (struct CMicroHTTPD_import *import = data; import->symbol != NULL; import++) {
-                if (strcmp(name, import->symbol) != 0) continue;
-                uintptr_t slot = info->dlpi_addr + relocations[index].r_offset;
-                void *aligned = (void *) (slot & ~(uintptr_t) (page - 1));
-                if (mprotect(aligned, (size_t) page, PROT_READ | PROT_WRITE) != 0) continue;
-                __atomic_store_n((void **) slot, import->replacement, __ATOMIC_SEQ_CST);
-                /* Full RELRO: the loader made the whole pages of this segment read-only; so is this one again. */
-                if ((uintptr_t) aligned >= relro && (uintptr_t) aligned + (uintptr_t) page <= relroEnd)
-                    mprotect(aligned, (size_t) page, PROT_READ);
-                import->slots++;
-            }
-        }
-    }
-    return 1;
-}
-
-/// Redirects libmicrohttpd's calls of its own exported functions named in `imports` (see
-/// `CMicroHTTPD_redirect_visit`); each import's `slots` says how many table entries now point at its replacement.
-static inline void CMicroHTTPD_redirect_imports(struct CMicroHTTPD_import *imports)
-{
-    dl_iterate_phdr(CMicroHTTPD_redirect_visit, imports);
-}
-#else
-struct CMicroHTTPD_import {
-    const char *symbol;
-    void *replacement;
-    int slots;
-};
-
-static inline void CMicroHTTPD_redirect_imports(struct CMicroHTTPD_import *imports)
-{
-    (void) imports;
-}
-#endif
 
 #endif

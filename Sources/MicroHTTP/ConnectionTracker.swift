@@ -48,16 +48,12 @@ final class ConnectionTracker: Sendable {
         let client: String?
         /// Whether the connection counts against its address's limit (until it closes).
         let counted: Bool
-        /// The server the connection belongs to, which answers what libmicrohttpd refuses on it
-        /// (`LibraryRefusal`); it outlives its connections.
-        unowned let server: ServerCore
         let state: Lock<State>
 
-        init(fd: Int32, client: String?, counted: Bool, refused: Bool, server: ServerCore) {
+        init(fd: Int32, client: String?, counted: Bool, refused: Bool) {
             self.fd = fd
             self.client = client
             self.counted = counted
-            self.server = server
             state = Lock(State(idleSince: .now, givenUp: refused))
         }
     }
@@ -105,13 +101,13 @@ final class ConnectionTracker: Sendable {
     /// Registers a connection just accepted; the entry goes in the socket context (retained there
     /// until `closed`). A connection beyond its address's limit is shut down at once: libmicrohttpd
     /// reads the end of the stream and closes it, and no request on it ever runs.
-    func opened(fd: Int32, client: String?, server: ServerCore) -> Entry {
+    func opened(fd: Int32, client: String?) -> Entry {
         // The address the limit counts this connection under, if any.
         let key = perClientLimit > 0 ? client.flatMap { exempt.contain($0) ? nil : $0 } : nil
         return table.withLock { table in
             let held = key.map { table.perClient[$0, default: 0] } ?? 0
             let refused = key != nil && held >= perClientLimit
-            let entry = Entry(fd: fd, client: client, counted: key != nil && !refused, refused: refused, server: server)
+            let entry = Entry(fd: fd, client: client, counted: key != nil && !refused, refused: refused)
             table.entries[ObjectIdentifier(entry)] = entry
             if entry.counted, let key { table.perClient[key] = held + 1 }
             if refused { shutdown(fd, Int32(SHUT_RDWR)) }

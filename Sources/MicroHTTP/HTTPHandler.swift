@@ -49,9 +49,6 @@ public enum HTTPTransportFailure: Sendable, Equatable {
     case malformedRequest(String)
     /// The body has a transfer coding other than `chunked`, which is all the server decodes.
     case unsupportedTransferCoding(String)
-    /// The request line names an HTTP major version other than 1 (`HTTP/2.0`, `HTTP/0.9`). Says what, for
-    /// the client. The connection is closed.
-    case versionNotSupported(String)
     /// A `GET` or `HEAD` answer would take the bytes of answers the client has not read yet past `limit`
     /// (`perClient`), or those of every client (`ResponseBudget`).
     case unreadResponses(perClient: Bool, limit: Int)
@@ -116,7 +113,6 @@ extension HTTPHandler {
         case .requestTimeout(let seconds): .text(408, "request not received within \(seconds) s\n")
         case .malformedRequest(let reason): .text(400, reason + "\n")
         case .unsupportedTransferCoding(let reason): .text(501, reason + "\n")
-        case .versionNotSupported(let reason): .text(505, reason + "\n")
         case .unreadResponses(let perClient, let limit):
             .text(perClient ? 429 : 503, "more than \(limit) bytes of answers not read yet\n")
         }

@@ -1,4 +1,5 @@
 import CMicroHTTPD
+import SystemCalls
 
 #if canImport(Glibc)
 import Glibc
@@ -38,13 +39,18 @@ extension HTTPServer {
         while true {
             var address = sockaddr_storage()
             var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
-            let client = withUnsafeMutablePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    CMicroHTTPD_accept_cloexec(listener, $0, &length)  // libmicrohttpd makes it non-blocking
+            let client: Int32
+            do throws(SystemCallError) {
+                client = try retryingInterrupts("accept") {
+                    withUnsafeMutablePointer(to: &address) {
+                        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                            CMicroHTTPD_accept_cloexec(listener, $0, &length)  // libmicrohttpd makes it non-blocking
+                        }
+                    }
                 }
-            }
-            if client < 0 {
-                if errno == EINTR || errno == ECONNABORTED { continue }
+            } catch where error.errno == ECONNABORTED {
+                continue  // that client is gone; the next may be there
+            } catch {
                 return
             }
             // On failure libmicrohttpd closes the socket itself.

@@ -43,22 +43,42 @@ public final class HTTPServer: Sendable {
     public let host: String
     /// The connection limit in force, after fitting it to `RLIMIT_NOFILE`.
     public let connectionLimit: Int
-    /// Whether the handler answers the malformed requests libmicrohttpd refuses itself (a header line without a
-    /// colon, a bad `Content-Length`, a version other than HTTP/1.x, a bad chunk size). Always true on Linux with
-    /// libmicrohttpd as a shared library; where not, libmicrohttpd answers them with its own HTML page.
-    public var answersMalformedRequests: Bool { LibraryRefusal.installed }
+
+    /// The version of the libmicrohttpd this process loaded (`MHD_get_version`), such as `0.9.75`.
+    public static let libraryVersion = String(cString: MHD_get_version())
+
+    /// The oldest libmicrohttpd the transport starts with. 0.9.74 is the release whose answers to broken
+    /// requests docs/DESIGN.md lists (before it, a broken chunked body or a length past 64 bits closed the
+    /// connection unanswered) and that pairs every "connection closed" notification with a "started" one
+    /// (`ConnectionTracker` counts on it); 0.9.75 changed nothing of either on Linux, and is the version those
+    /// answers and the tests were measured on.
+    public static let minimumLibraryVersion = "0.9.75"
+
+    /// Throws unless `version` (a libmicrohttpd version) is `minimumLibraryVersion` or later.
+    public static func checkLibrary(version: String = libraryVersion) throws(HTTPServerError) {
+        func numbers(_ text: String) -> [Int] {
+            text.split(separator: ".").map { Int($0.prefix { $0.isASCII && $0.isNumber }) ?? 0 }
+        }
+        let found = numbers(version)
+        let needed = numbers(minimumLibraryVersion)
+        let width = max(found.count, needed.count)
+        let pad = { (parts: [Int]) in parts + Array(repeating: 0, count: width - parts.count) }
+        guard pad(found).lexicographicallyPrecedes(pad(needed)) else { return }
+        throw .libraryTooOld(found: version, needed: minimumLibraryVersion)
+    }
 
     /// Binds and starts serving at once.
     /// - Parameters:
     ///   - configuration: address, threads and limits.
     ///   - handler: the application; called on libmicrohttpd's threads.
-    /// - Throws: `HTTPServerError` when the address is bad or cannot be bound.
+    /// - Throws: `HTTPServerError` when the loaded libmicrohttpd is too old, or the address is bad or cannot
+    ///   be bound.
     public init(configuration: HTTPServerConfiguration, handler: any HTTPHandler) throws {
+        try Self.checkLibrary()
         guard var address = SocketAddress(host: configuration.host, port: configuration.port) else {
             throw HTTPServerError.badAddress(configuration.host)
         }
         core = ServerCore(handler: handler, configuration: configuration)
-        _ = LibraryRefusal.installed
         host = configuration.host
         let connectionLimit = HTTPServer.fitToFileLimit(configuration.connectionLimit,
                                                         reserved: configuration.reservedDescriptors)

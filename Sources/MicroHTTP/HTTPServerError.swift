@@ -3,6 +3,7 @@ public struct HTTPServerError: Error, Sendable, CustomStringConvertible {
     private enum Code: Sendable {
         case badAddress(String)
         case startFailed(host: String, port: Int, errno: Int32)
+        case libraryTooOld(found: String, needed: String)
     }
 
     private let code: Code
@@ -15,12 +16,20 @@ public struct HTTPServerError: Error, Sendable, CustomStringConvertible {
         .init(code: .startFailed(host: host, port: port, errno: errno))
     }
 
+    /// The libmicrohttpd loaded is older than `HTTPServer.minimumLibraryVersion`.
+    public static func libraryTooOld(found: String, needed: String) -> HTTPServerError {
+        .init(code: .libraryTooOld(found: found, needed: needed))
+    }
+
     public var description: String {
         switch code {
         case .badAddress(let host):
             "cannot listen on '\(host)': not an IP address or a resolvable host name"
         case .startFailed(let host, let port, let number):
             "cannot listen on \(host):\(port): \(String(cString: strerror(number)))"
+        case .libraryTooOld(let found, let needed):
+            "libmicrohttpd \(found) is loaded, and \(needed) or later is needed (its answers to broken requests "
+                + "are those of \(needed)); install a newer libmicrohttpd (Debian 12: libmicrohttpd12)"
         }
     }
 }

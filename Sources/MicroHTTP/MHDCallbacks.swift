@@ -39,11 +39,10 @@ enum MHDCallbacks {
     /// accepted (its id goes in the socket context) and drops it when it closes.
     static let connection: MHD_NotifyConnectionCallback = { cls, connection, socketContext, code in
         guard let cls, let connection, let socketContext else { return }
-        let core = Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue()
-        let tracker = core.tracker
+        let tracker = Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue().tracker
         if code.rawValue == 0 {  // MHD_CONNECTION_NOTIFY_STARTED
             let client = CMicroHTTPD_client_address(connection).flatMap(SocketAddress.text(of:))
-            let entry = tracker.opened(fd: CMicroHTTPD_connection_fd(connection), client: client, server: core)
+            let entry = tracker.opened(fd: CMicroHTTPD_connection_fd(connection), client: client)
             socketContext.pointee = Unmanaged.passRetained(entry).toOpaque()
         } else if let raw = socketContext.pointee {
             let entry = Unmanaged<ConnectionTracker.Entry>.fromOpaque(raw)

@@ -1,4 +1,5 @@
 import CMicroHTTPD
+import SystemCalls
 
 #if canImport(Glibc)
 import Glibc
@@ -36,10 +37,11 @@ extension ServerCore {
     static func hungUp(_ fd: Int32) -> Bool {
         guard fd >= 0 else { return false }
         var byte: UInt8 = 0
-        let count = recv(fd, &byte, 1, Int32(MSG_PEEK | MSG_DONTWAIT))
-        if count == 0 { return true }
-        if count > 0 { return false }
-        return errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR
+        do throws(SystemCallError) {
+            return try retryingInterrupts("recv") { recv(fd, &byte, 1, Int32(MSG_PEEK | MSG_DONTWAIT)) } == 0
+        } catch {
+            return !error.wouldBlock
+        }
     }
 
     /// A response as bytes on the wire, closing the connection.

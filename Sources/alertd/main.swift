@@ -1,6 +1,7 @@
 import AlertAPI
 import AlertCluster
 import Foundation
+import MicroHTTP
 
 // alertd: reads its configuration, starts the app, serves until SIGTERM or SIGINT; SIGHUP reloads the tokens file;
 // `alertd backup …` and `alertd restore …` copy a data dir's journal instead (JournalFileCommand).
@@ -45,6 +46,7 @@ case .run(let configuration):
         print("alertd: memory only: alerts do not survive a restart (--data-dir DIR keeps them)")
     }
     print(configuration.accessLine)
+    print("alertd: transport: libmicrohttpd", HTTPServer.libraryVersion)
     fflush(nil)
     var signal = await signals.next()
     while signal == SIGHUP {

@@ -80,6 +80,7 @@ struct MetricsTests {
                 "alertd_event_streams_dropped_total": "counter", "alertd_answer_latency_seconds": "histogram",
                 "alertd_http_requests_total": "counter", "alertd_http_request_duration_seconds": "histogram",
                 "alertd_webhook_deliveries_total": "counter", "alertd_http_unread_response_bytes": "gauge",
+                "alertd_build_info": "gauge",
             ]
             for (name, type) in expected {
                 #expect(metrics.types[name] == type, "\(name)")

@@ -34,6 +34,23 @@ struct HTTPServerTests {
         }
     }
 
+    @Test("the loaded libmicrohttpd's version is read at start: 0.9.75 here, and older ones are refused by name")
+    func libraryVersion() throws {
+        #expect(HTTPServer.libraryVersion == "0.9.75", "Debian 12's")
+        #expect(HTTPServer.minimumLibraryVersion == "0.9.75")
+        try HTTPServer.checkLibrary()
+        for newer in ["0.9.75", "0.9.76", "0.9.100", "0.10", "1.0.0", "0.9.75.1"] {
+            #expect(throws: Never.self, "\(newer)") { try HTTPServer.checkLibrary(version: newer) }
+        }
+        for older in ["0.9.74", "0.9.72", "0.9.9", "0.8.99", "0.9", "", "unknown"] {
+            let error = #expect(throws: HTTPServerError.self, "\(older)") {
+                try HTTPServer.checkLibrary(version: older)
+            }
+            let message = error?.description ?? ""
+            #expect(message.hasPrefix("libmicrohttpd \(older) is loaded, and 0.9.75 or later is needed"), "\(message)")
+        }
+    }
+
     @Test("keep-alive connections survive immediate and deferred responses",
           arguments: ["/now", "/later?delay=1"])
     func keepAlive(target: String) async throws {
