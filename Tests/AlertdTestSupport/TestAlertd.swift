@@ -1,4 +1,4 @@
-import AlertAPI
+import AlertServer
 import AlertJournal
 import Foundation
 import HTTPTestSupport

@@ -1,3 +1,4 @@
+import AlertAPI
 import AlertJournal
 import BuildInfo
 import CommandLineText
@@ -10,11 +11,6 @@ public enum AlertdCommand: Sendable {
     case help(String)
     /// `--version`: the line to print.
     case version(String)
-}
-
-/// A bad flag, value or environment variable, with a message for the user.
-public struct ConfigurationError: Error, Sendable, CustomStringConvertible {
-    public let description: String
 }
 
 extension AlertdConfiguration {

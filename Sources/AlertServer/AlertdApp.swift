@@ -1,9 +1,17 @@
+import AlertAPI
+import AlertCluster
 import AlertCore
 import AlertJournal
+import Locking
 import MicroHTTP
 
-/// A running alertd: the store behind the HTTP API. `alertd`'s `main` and the tests build
-/// it the same way; tests pass port 0 and read `port` back.
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A running alertd, assembled here and nowhere else: from its configuration, the log sink, the journal (SQLite,
+/// `--data-dir`) or the cluster (PostgreSQL, `--database`), the store on it, the webhook sender, the API's routes and
+/// the HTTP server. `alertd`'s `main` and the tests build it the same way; tests pass port 0 and read `port` back.
 public final class AlertdApp: Sendable {
     /// The alert store the API serves.
     public let store: AlertStore
@@ -20,15 +28,18 @@ public final class AlertdApp: Sendable {
     private let authority: (any StoreAuthorityService)?
 
     /// Starts serving at once.
-    /// - Parameter configuration: address, limits, retention and tokens.
+    /// - Parameter configuration: address, limits, retention, tokens, and where alerts are kept: in memory, in the
+    ///   journal of `dataDirectory`, or in the PostgreSQL of `database`, which decides every change when several
+    ///   instances share it (the store starts from its image and it is started feeding the store).
     /// - Throws: `ConfigurationError` when it would serve open beyond loopback without `insecure`;
     ///   `JournalOpenError` when the data dir cannot be used (held by another alertd, corrupt, newer, unwritable);
-    ///   `HTTPServerError` when the address cannot be bound.
-    /// - Parameter authority: The database that decides every change when several instances share it (`nil`: this
-    ///   instance decides): the store starts from its image and it is started feeding the store.
-    public init(configuration: AlertdConfiguration, authority: (any StoreAuthorityService)? = nil) throws {
+    ///   `ClusterError` when the database cannot be used; `HTTPServerError` when the address cannot be bound.
+    public init(configuration: AlertdConfiguration) throws {
         try configuration.checkExposure()
         self.configuration = configuration
+        let authority = try configuration.database.map {
+            try PostgresCluster(url: $0, configuration: configuration.store, webhookLease: configuration.webhookLease)
+        }
         self.authority = authority
         // The webhook sender needs the store and the store needs the sender; the relay lets the store
         // have its observer before the server takes the first request.
@@ -56,9 +67,6 @@ public final class AlertdApp: Sendable {
         self.log = log
         let tokens = LiveTokens(configuration.tokens)
         self.tokens = tokens
-        let browsers = tokens.isOpen ? BrowserGuard(origins: configuration.allowedOrigins,
-                                                    hosts: configuration.allowedHosts,
-                                                    listenHost: configuration.http.host) : nil
         let metrics = Metrics()
         // Webhook connections get descriptors of their own, which serving leaves free.
         let outbound = WebhookSender.connectionLimit(fileLimit: FileLimit.hard)
@@ -86,9 +94,10 @@ public final class AlertdApp: Sendable {
         }
         authority?.start(feeding: store) { relay.forward($0) }
         let handler = APIHandler(store: store, metrics: metrics, log: log, webhooks: configuration.webhooks,
-                                 keepAlive: configuration.eventKeepAlive, tokens: tokens, browsers: browsers,
-                                 waits: ClientWaits(limit: configuration.waitsPerClient), journalGauges: gauges,
-                                 clusterGauges: clusterGauges)
+                                 keepAlive: configuration.eventKeepAlive, tokens: tokens,
+                                 allowedOrigins: configuration.allowedOrigins, allowedHosts: configuration.allowedHosts,
+                                 listenHost: configuration.http.host, waitsPerClient: configuration.waitsPerClient,
+                                 journalGauges: gauges, clusterGauges: clusterGauges)
         var http = configuration.http
         http.reservedDescriptors += outbound
         do {
@@ -162,5 +171,41 @@ public final class AlertdApp: Sendable {
         authority?.stop()
         journal?.close()
         sink?.flush()
+    }
+}
+
+/// Hands resolved alerts from the store to the webhook sender, which is made after the store.
+///
+/// It holds the sender itself (weakly), not a closure: a function value behind the lock was re-abstracted on every
+/// `withLock` read and written back one thunk deeper, so each forward grew a chain of thunks until the stack
+/// overflowed.
+private final class ResolutionRelay: Sendable {
+    /// A nominal box, so that reading the lock's value copies a reference and nothing else.
+    private struct Target {
+        weak var sender: WebhookSender?
+    }
+
+    private let target = Lock(Target())
+
+    /// Sets where alerts go; the relay does not keep `sender` alive.
+    func connect(_ sender: WebhookSender) {
+        target.withLock { $0.sender = sender }
+    }
+
+    /// Passes one resolved alert on.
+    func forward(_ alert: Alert) {
+        target.withLock { $0.sender }?.deliver(alert)
+    }
+}
+
+/// The process's limit on open file descriptors.
+private enum FileLimit {
+    /// The hard `RLIMIT_NOFILE`, which `HTTPServer` raises the soft one to; `Int.max` when unlimited or unknown.
+    static var hard: Int {
+        var limit = rlimit()
+        guard getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit) == 0, limit.rlim_max != rlim_t.max else {
+            return .max
+        }
+        return Int(limit.rlim_max)
     }
 }
