@@ -84,10 +84,10 @@ let package = Package(
         .plugin(name: "EmbedBuildInfo", capability: .buildTool()),
 
         // Test support: a raw HTTP/1.1 client over POSIX sockets, shared by the test targets.
-        .target(name: "HTTPTestSupport", dependencies: ["Locking"], path: "Tests/HTTPTestSupport"),
+        .target(name: "HTTPTestSupport", dependencies: ["JSON", "Locking"], path: "Tests/HTTPTestSupport"),
         // Test support: a live alertd in the test process, shared by the integration test targets.
         .target(
-            name: "AlertdTestSupport", dependencies: ["AlertJournal", "AlertServer", "HTTPTestSupport"],
+            name: "AlertdTestSupport", dependencies: ["AlertJournal", "AlertServer", "HTTPTestSupport", "MicroHTTP"],
             path: "Tests/AlertdTestSupport"
         ),
         .testTarget(name: "MicroHTTPTests", dependencies: ["MicroHTTP", "HTTPTestSupport"]),

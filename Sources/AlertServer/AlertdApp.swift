@@ -11,11 +11,26 @@ import Glibc
 
 /// A running alertd, assembled here and nowhere else: from its configuration, the log sink, the journal (SQLite,
 /// `--data-dir`) or the cluster (PostgreSQL, `--database`), the store on it, the webhook sender, the API's routes and
-/// the HTTP server. `alertd`'s `main` and the tests build it the same way; tests pass port 0 and read `port` back.
+/// the HTTP server. `alertd`'s `main` and the tests build it the same way; tests pass port 0 and read `port` back,
+/// or build it without a server (`Transport.inProcess`) and send it requests with `respond(to:)`.
 public final class AlertdApp: Sendable {
+    /// How requests reach the app.
+    public enum Transport: Sendable {
+        /// The HTTP server, on `configuration.http`.
+        case http
+        /// No server and no socket: requests reach the routes through `respond(to:)` alone. For tests of what the
+        /// API answers that are not about the transport.
+        case inProcess
+    }
+
     /// The alert store the API serves.
     public let store: AlertStore
-    private let server: HTTPServer
+    /// How requests reach it.
+    public let transport: Transport
+    /// The routes; `respond(to:)` answers through them in process.
+    private let handler: APIHandler
+    /// The HTTP server; nil in process.
+    private let server: HTTPServer?
     private let configuration: AlertdConfiguration
     private let sink: LogSink?
     /// Held here, not by the relay: the store holds the relay and the sender holds the store.
@@ -34,9 +49,11 @@ public final class AlertdApp: Sendable {
     /// - Throws: `ConfigurationError` when it would serve open beyond loopback without `insecure`;
     ///   `JournalOpenError` when the data dir cannot be used (held by another alertd, corrupt, newer, unwritable);
     ///   `ClusterError` when the database cannot be used; `HTTPServerError` when the address cannot be bound.
-    public init(configuration: AlertdConfiguration) throws {
+    /// - Parameter transport: with a server (alertd), or without (tests of the routes).
+    public init(configuration: AlertdConfiguration, transport: Transport = .http) throws {
         try configuration.checkExposure()
         self.configuration = configuration
+        self.transport = transport
         let authority = try configuration.database.map {
             try PostgresCluster(url: $0, configuration: configuration.store, webhookLease: configuration.webhookLease)
         }
@@ -93,7 +110,7 @@ public final class AlertdApp: Sendable {
             clusterGauges = { authority.statistics }
         }
         authority?.start(feeding: store) { relay.forward($0) }
-        let handler = APIHandler(store: store, metrics: metrics, log: log, webhooks: configuration.webhooks,
+        handler = APIHandler(store: store, metrics: metrics, log: log, webhooks: configuration.webhooks,
                                  keepAlive: configuration.eventKeepAlive, tokens: tokens,
                                  allowedOrigins: configuration.allowedOrigins, allowedHosts: configuration.allowedHosts,
                                  listenHost: configuration.http.host, waitsPerClient: configuration.waitsPerClient,
@@ -101,16 +118,16 @@ public final class AlertdApp: Sendable {
         var http = configuration.http
         http.reservedDescriptors += outbound
         do {
-            server = try HTTPServer(configuration: http, handler: handler)
+            server = transport == .http ? try HTTPServer(configuration: http, handler: handler) : nil
         } catch {
             journal?.close()
             authority?.stop()
             throw error
         }
-        metrics.observeUnreadBytes { [weak server] in server?.unreadResponseBytes ?? 0 }
+        if let server { metrics.observeUnreadBytes { [weak server] in server?.unreadResponseBytes ?? 0 } }
         // Restored alerts whose timeout passed meanwhile expire now, and deliveries not yet done start again.
         if store.now({ $0.resume() }) == nil { Task { await store.resume() } }
-        if !server.answersMalformedRequests {
+        if let server, !server.answersMalformedRequests {
             log.event("warn", "libmicrohttpd answers the malformed requests it refuses itself with its own HTML page")
         }
         if configuration.servesOpenBeyondLoopback {
@@ -148,25 +165,32 @@ public final class AlertdApp: Sendable {
         return replaced
     }
 
-    /// The bound port.
-    public var port: Int { server.port }
+    /// The bound port; 0 in process.
+    public var port: Int { server?.port ?? 0 }
 
     /// The base URL clients use, e.g. `http://127.0.0.1:8080`.
     public var url: String {
-        let host = server.host.contains(":") ? "[\(server.host)]" : server.host
-        return "http://\(host):\(port)"
+        let host = server?.host ?? configuration.http.host
+        return "http://\(host.contains(":") ? "[\(host)]" : host):\(port)"
     }
 
     /// The connection limit in force (after fitting the file-descriptor limit).
-    public var connectionLimit: Int { server.connectionLimit }
+    public var connectionLimit: Int { server?.connectionLimit ?? 0 }
+
+    /// Answers `request` through the routes in this process, as the server would have them answer it, without a
+    /// socket (`HTTPHandler.respond(to:)`): what the transport does itself (framing, limits, hang-ups, the
+    /// `Content-Length`) is not part of it.
+    public func respond(to request: HTTPRequest) async -> HTTPResponse {
+        await handler.respond(to: request)
+    }
 
     /// Graceful stop: stop accepting, wake every waiter (503 or its result), let in-flight
     /// requests finish within the configured grace, stop the transport, then end webhook
     /// deliveries still retrying.
     public func shutdown() async {
-        server.beginDraining()
+        server?.beginDraining()
         await store.shutdown()
-        await server.shutdown(grace: configuration.shutdownGrace)
+        await server?.shutdown(grace: configuration.shutdownGrace)
         webhooks.stop()
         authority?.stop()
         journal?.close()

@@ -113,7 +113,7 @@ struct CommandLineTests {
         var environment = ProcessInfo.processInfo.environment
         environment["ALERTD_DATADIR"] = FileManager.default.temporaryDirectory.path + "/never-made"
         let child = try ChildProcess(
-            AlertdProcess.executable.path, ["--host", "127.0.0.1", "--port", "0"], environment: environment)
+            AlertdProcess.executable, ["--host", "127.0.0.1", "--port", "0"], environment: environment)
         let line = await child.firstLine(timeout: 30) ?? ""
         #expect(line.contains("listening on"), "\(line) \(child.standardError)")
         #expect(await TestTime.until { child.standardOutput.contains("memory only") })

@@ -13,7 +13,7 @@ struct ReplacedJournalTests {
         let scratch = try ScratchDirectory()
         defer { scratch.remove() }
         let directory = scratch.appending("data")
-        let server = DurableAlertd(dataDirectory: directory, arguments: ["--access-log", "off"])
+        let server = AlertdProcess(dataDirectory: directory, arguments: ["--access-log", "off"])
         try await server.start()
         var created: [JSONValue] = []
         for number in 1...3 {
@@ -51,7 +51,7 @@ struct ReplacedJournalTests {
         let scratch = try ScratchDirectory()
         defer { scratch.remove() }
         let directory = scratch.appending("data")
-        let server = DurableAlertd(dataDirectory: directory, arguments: ["--access-log", "off"])
+        let server = AlertdProcess(dataDirectory: directory, arguments: ["--access-log", "off"])
         try await server.start()
         #expect(try await server.send("POST", "/v1/alerts", body: #"{"message":"kept"}"#).status == 201)
         #expect(unlink(directory + "/alertd.sqlite3-wal") == 0)
@@ -66,7 +66,7 @@ struct ReplacedJournalTests {
         let scratch = try ScratchDirectory()
         defer { scratch.remove() }
         let directory = scratch.appending("data")
-        let server = DurableAlertd(dataDirectory: directory, arguments: ["--access-log", "off"])
+        let server = AlertdProcess(dataDirectory: directory, arguments: ["--access-log", "off"])
         try await server.start()
         let kept = try await server.send("POST", "/v1/alerts", body: #"{"message":"kept"}"#)
         try #require(kept.status == 201, "\(kept)")

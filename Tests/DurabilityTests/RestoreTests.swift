@@ -15,7 +15,7 @@ struct RestoreTests {
         let backup = scratch.appending("backup.sqlite3")
         let alertd = BuiltProduct.path("alertd")
 
-        let old = DurableAlertd(dataDirectory: data, arguments: ["--access-log", "off"])
+        let old = AlertdProcess(dataDirectory: data, arguments: ["--access-log", "off"])
         try await old.start()
         let kept = try await old.send("POST", "/v1/alerts", body: #"{"title":"before the backup"}"#)
         try #require(kept.status == 201, "\(kept)")
@@ -32,7 +32,7 @@ struct RestoreTests {
         let restoredData = scratch.appending("restored")
         let restore = try ChildProcess(alertd, ["restore", "--data-dir", restoredData, backup])
         #expect(await restore.wait(timeout: TestTime.bound(20)) == 0, "\(restore.standardError)")
-        let restored = DurableAlertd(dataDirectory: restoredData, arguments: ["--access-log", "off"])
+        let restored = AlertdProcess(dataDirectory: restoredData, arguments: ["--access-log", "off"])
         try await restored.start()
 
         let keptID = try #require(kept.json["id"]?.stringValue)
@@ -69,7 +69,7 @@ struct RestoreTests {
         let tokens = ["ALERTD_TOKENS": "ci:producer:ci-token-0123456789abcdef"]
         let producer = [("Authorization", "Bearer ci-token-0123456789abcdef")]
 
-        let old = DurableAlertd(dataDirectory: data, arguments: ["--access-log", "off"], environment: tokens)
+        let old = AlertdProcess(dataDirectory: data, arguments: ["--access-log", "off"], environment: tokens)
         try await old.start()
         try #require(try await old.send("POST", "/v1/alerts", body: #"{"title":"kept"}"#, headers: producer)
             .status == 201)
@@ -85,7 +85,7 @@ struct RestoreTests {
         let restoredData = scratch.appending("restored")
         let restore = try ChildProcess(alertd, ["restore", "--data-dir", restoredData, backup])
         #expect(await restore.wait(timeout: TestTime.bound(20)) == 0, "\(restore.standardError)")
-        let restored = DurableAlertd(dataDirectory: restoredData, arguments: ["--access-log", "off"],
+        let restored = AlertdProcess(dataDirectory: restoredData, arguments: ["--access-log", "off"],
                                      environment: tokens)
         try await restored.start()
         try #require(try await restored.send("POST", "/v1/alerts", body: #"{"title":"new"}"#, headers: producer)

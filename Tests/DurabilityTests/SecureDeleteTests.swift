@@ -13,7 +13,7 @@ struct SecureDeleteTests {
         defer { scratch.remove() }
         let directory = scratch.appending("data")
         // A short event history, so that the answer's event (which shows the alert) leaves it after a few more.
-        let server = DurableAlertd(dataDirectory: directory,
+        let server = AlertdProcess(dataDirectory: directory,
                                    arguments: ["--access-log", "off", "--retention", "0", "--event-history", "8"])
         try await server.start()
         let secret = "sekrit-\(UUID().uuidString)"
@@ -48,7 +48,7 @@ struct SecureDeleteTests {
         defer { scratch.remove() }
         let directory = scratch.appending("data")
         // The default event history: the answer's events stay in it, and so does the copy of the dropped alert.
-        let server = DurableAlertd(dataDirectory: directory, arguments: ["--access-log", "off", "--retention", "0"])
+        let server = AlertdProcess(dataDirectory: directory, arguments: ["--access-log", "off", "--retention", "0"])
         try await server.start()
         let initial = "initial-\(UUID().uuidString)"
         let secret = "sekrit-\(UUID().uuidString)"
