@@ -36,7 +36,8 @@ let package = Package(
         .target(name: "Locking"),
         // JSON: a byte-level parser and a streaming writer, shared by the API, the journal and alertctl.
         .target(name: "JSON"),
-        // Durations with units and did-you-mean suggestions, for the command lines of alertd and alertctl alike.
+        // The one command-line parser of alertd and alertctl: options declared once (help, default, variable), --help
+        // rendered from them, durations with units and did-you-mean suggestions.
         .target(name: "CommandLineText"),
         // The version (VERSION) and the git revision, fixed at build time for --version and the webhook User-Agent.
         .target(name: "BuildInfo", plugins: ["EmbedBuildInfo"]),
@@ -66,7 +67,7 @@ let package = Package(
                 "MicroHTTP",
             ]
         ),
-        .executableTarget(name: "alertd", dependencies: ["AlertJournal", "AlertServer"]),
+        .executableTarget(name: "alertd", dependencies: ["AlertJournal", "AlertServer", "CommandLineText"]),
 
         // The seeds' AlertController API over HTTP; no server types, only JSON.
         .target(name: "AlertClient", dependencies: ["Locking"]),

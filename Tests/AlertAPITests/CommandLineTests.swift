@@ -152,6 +152,27 @@ struct CommandLineTests {
         #expect(AlertdConfiguration.usage.contains("--version"))
     }
 
+    @Test("--help shows each setting's default as the configuration has it, so the two never disagree")
+    func helpShowsConfiguredDefaults() throws {
+        let defaults = AlertdConfiguration()
+        let expected: [(String, String)] = [
+            ("--host", defaults.http.host), ("--port", String(defaults.http.port)),
+            ("--threads", String(defaults.http.threads)), ("--connection-limit", String(defaults.http.connectionLimit)),
+            ("--idle-timeout", String(defaults.http.idleTimeout)),
+            ("--client-wait-limit", String(defaults.waitsPerClient)),
+            ("--max-pending", String(defaults.store.maxPending)), ("--max-resolved", String(defaults.store.maxResolved)),
+            ("--retention", String(defaults.store.retention.components.seconds)),
+            ("--event-history", String(defaults.store.eventHistory)),
+            ("--shutdown-grace", String(defaults.shutdownGrace.components.seconds)),
+            ("--webhook-lease", String(defaults.webhookLease.components.seconds)),
+        ]
+        let lines = AlertdConfiguration.usage.split(separator: "\n")
+        for (flag, value) in expected {
+            let line = lines.first { $0.hasPrefix("  \(flag) ") }
+            #expect(line?.hasSuffix("(default \(value))") == true, "\(flag): \(line ?? "not listed")")
+        }
+    }
+
     @Test("--help names the backup command, so an operator finds it where the flags are")
     func helpNamesBackup() {
         #expect(AlertdConfiguration.usage.contains("alertd backup --data-dir DIR FILE"), "\(AlertdConfiguration.usage)")
