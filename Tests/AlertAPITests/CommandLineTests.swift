@@ -110,15 +110,10 @@ struct CommandLineTests {
 
     @Test("alertd started with ALERTD_DATADIR says on stderr that it ignores it, and runs memory only")
     func unknownVariableAtStart() async throws {
-        var environment = ProcessInfo.processInfo.environment
-        environment["ALERTD_DATADIR"] = FileManager.default.temporaryDirectory.path + "/never-made"
-        let child = try ChildProcess(
-            AlertdProcess.executable, ["--host", "127.0.0.1", "--port", "0"], environment: environment)
-        let line = await child.firstLine(timeout: 30) ?? ""
-        #expect(line.contains("listening on"), "\(line) \(child.standardError)")
+        let child = try await AlertdProcess.start(
+            environment: ["ALERTD_DATADIR": FileManager.default.temporaryDirectory.path + "/never-made"])
         #expect(await TestTime.until { child.standardOutput.contains("memory only") })
-        child.send(SIGTERM)
-        #expect(await child.wait(timeout: 30) == 0)
+        #expect(await child.stop() == 0)
         #expect(child.standardError.contains(
             "alertd: warning: ALERTD_DATADIR is not a setting alertd knows, so it is ignored "
                 + "(did you mean 'ALERTD_DATA_DIR'?)"), "\(child.standardError)")

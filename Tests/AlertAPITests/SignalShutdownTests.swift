@@ -70,8 +70,8 @@ struct SignalShutdownTests {
 
     @Test("bad flags exit 64 with a message on stderr")
     func badFlags() async throws {
-        let child = try ChildProcess(AlertdProcess.executable, ["--port", "99999"])
-        #expect(await child.wait(timeout: 10) == 64)
+        let child = try await AlertdProcess.run(["--port", "99999"], timeout: 10)
+        #expect(child.status == 64)
         #expect(child.standardError.contains("--port"))
     }
 }

@@ -118,16 +118,16 @@ struct TokenReloadTests {
         }
         var environment = ProcessInfo.processInfo.environment
         environment["ALERTD_TOKENS"] = tokens
-        let child = try ChildProcess(AlertdProcess.executable, arguments, environment: environment)
-        #expect(await child.wait(timeout: TestTime.bound(30)) == 64, "\(child.standardOutput)")
+        let child = try await AlertdProcess.run(arguments, environment: environment)
+        #expect(child.status == 64, "\(child.standardOutput)")
         #expect(child.standardError.contains("holds no tokens"), "\(child.standardError)")
         #expect(!child.standardOutput.contains("listening on"))
     }
 
     @Test("--host with a name that does not resolve says so, not that tokens are missing")
     func unresolvableHost() async throws {
-        let child = try ChildProcess(AlertdProcess.executable, ["--host", "nonexistent.invalid", "--port", "0"])
-        #expect(await child.wait(timeout: TestTime.bound(30)) == 64)
+        let child = try await AlertdProcess.run(["--host", "nonexistent.invalid", "--port", "0"])
+        #expect(child.status == 64)
         #expect(child.standardError.contains("cannot listen on 'nonexistent.invalid'"), "\(child.standardError)")
         #expect(child.standardError.contains("does not resolve"))
         #expect(!child.standardError.contains("without access tokens"))

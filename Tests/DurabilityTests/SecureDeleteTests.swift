@@ -31,8 +31,8 @@ struct SecureDeleteTests {
             try await server.send("GET", "/v1/alerts/\(id)").status == 404
         }
         let backup = scratch.appending("backup.sqlite3")
-        let copy = try ChildProcess(BuiltProduct.path("alertd"), ["backup", "--data-dir", directory, backup])
-        #expect(await copy.wait(timeout: TestTime.bound(20)) == 0, "\(copy.standardError)")
+        let copy = try await AlertdProcess.run(["backup", "--data-dir", directory, backup])
+        #expect(copy.status == 0, "\(copy.standardError)")
         #expect(await server.stop() == 0)
 
         let needle = Data(secret.utf8)

@@ -273,9 +273,10 @@ public final class AlertdProcess: Sendable {
 }
 
 extension AlertdProcess {
-    /// What an alertd that should refuse to start did: its exit status and what it wrote, or that it listened anyway.
-    public struct Refusal: CustomStringConvertible, Sendable {
-        /// The exit status; nil when it started listening instead (it was then killed).
+    /// What one run of `alertd` that is to exit did (a refusal to start, `backup`, `restore`): its exit status and
+    /// what it wrote, or that it listened instead.
+    public struct Outcome: CustomStringConvertible, Sendable {
+        /// The exit status; nil when it started listening instead, or still ran at the deadline (it was then killed).
         public let status: Int32?
         public let standardOutput: String
         public let standardError: String
@@ -284,29 +285,36 @@ extension AlertdProcess {
         public var refused: Bool { (status ?? 0) != 0 }
 
         public var description: String {
-            "exit \(status.map(String.init) ?? "none (it listened)"); stdout: '\(standardOutput)'; "
+            "exit \(status.map(String.init) ?? "none (it listened, or ran on)"); stdout: '\(standardOutput)'; "
                 + "stderr: '\(standardError)'"
         }
+    }
+
+    /// Runs `alertd arguments…` until it exits, it prints its "listening on" line, or `timeout` seconds pass; one
+    /// that listens or runs on is killed.
+    /// - Parameter environment: variables added to the test's environment (without its `ALERTD_*` settings).
+    public static func run(_ arguments: [String], environment: [String: String] = [:],
+                           timeout: Double = TestTime.bound(30)) async throws -> Outcome {
+        guard FileManager.default.isExecutableFile(atPath: executable) else {
+            throw RawHTTPError(description: "build alertd first (swift build)")
+        }
+        let child = try ChildProcess(executable, arguments, environment: Self.environment(adding: environment))
+        let deadline = ContinuousClock.now + .milliseconds(Int64(timeout * 1000))
+        while child.isRunning, !child.standardOutput.contains("listening on"), ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        let ranOn = child.isRunning
+        if ranOn { child.send(SIGKILL) }
+        let exit = await child.wait(timeout: TestTime.bound(10))
+        return Outcome(status: ranOn ? nil : exit, standardOutput: child.standardOutput,
+                       standardError: child.standardError)
     }
 
     /// Starts `alertd --data-dir DIR` on a free port and waits for it to exit, or to listen (it is then killed).
     /// - Parameters:
     ///   - dataDirectory: `--data-dir`.
     ///   - environment: variables added to the test's environment (without its `ALERTD_*` settings).
-    public static func refusal(dataDirectory: String, environment: [String: String] = [:]) async throws -> Refusal {
-        guard FileManager.default.isExecutableFile(atPath: executable) else {
-            throw RawHTTPError(description: "build alertd first (swift build)")
-        }
-        let child = try ChildProcess(
-            executable, ["--host", "127.0.0.1", "--port", "0", "--data-dir", dataDirectory],
-            environment: Self.environment(adding: environment))
-        let deadline = ContinuousClock.now + TestTime.bound(.seconds(30))
-        while child.isRunning, !child.standardOutput.contains("listening on"), ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(10))
-        }
-        if child.isRunning { child.send(SIGKILL) }
-        let exit = await child.wait(timeout: TestTime.bound(10))
-        return Refusal(status: child.standardOutput.contains("listening on") ? nil : exit,
-                       standardOutput: child.standardOutput, standardError: child.standardError)
+    public static func refusal(dataDirectory: String, environment: [String: String] = [:]) async throws -> Outcome {
+        try await run(["--host", "127.0.0.1", "--port", "0", "--data-dir", dataDirectory], environment: environment)
     }
 }
