@@ -111,10 +111,10 @@ public final class AlertdApp: Sendable {
         }
         authority?.start(feeding: store) { relay.forward($0) }
         handler = APIHandler(store: store, metrics: metrics, log: log, webhooks: configuration.webhooks,
-                                 keepAlive: configuration.eventKeepAlive, tokens: tokens,
-                                 allowedOrigins: configuration.allowedOrigins, allowedHosts: configuration.allowedHosts,
-                                 listenHost: configuration.http.host, waitsPerClient: configuration.waitsPerClient,
-                                 journalGauges: gauges, clusterGauges: clusterGauges)
+                             keepAlive: configuration.eventKeepAlive, tokens: tokens,
+                             allowedOrigins: configuration.allowedOrigins, allowedHosts: configuration.allowedHosts,
+                             listenHost: configuration.http.host, waitsPerClient: configuration.waitsPerClient,
+                             journalGauges: gauges, clusterGauges: clusterGauges)
         var http = configuration.http
         http.reservedDescriptors += outbound
         do {
