@@ -36,7 +36,8 @@ let package = Package(
         .target(name: "Locking"),
         // JSON: a byte-level parser and a streaming writer, shared by the API, the journal and alertctl.
         .target(name: "JSON"),
-        // Durations with units and did-you-mean suggestions, for the command lines of alertd and alertctl alike.
+        // The one command-line parser of alertd and alertctl: options declared once (help, default, variable), --help
+        // rendered from them, durations with units and did-you-mean suggestions.
         .target(name: "CommandLineText"),
         // The version (VERSION) and the git revision, fixed at build time for --version and the webhook User-Agent.
         .target(name: "BuildInfo", plugins: ["EmbedBuildInfo"]),
@@ -51,20 +52,25 @@ let package = Package(
         .target(name: "AlertCodec", dependencies: ["AlertCore", "JSON"]),
         // The store's journal in SQLite: group commit on a writer thread, and the image a restart restores.
         .target(name: "AlertJournal", dependencies: ["AlertCodec", "AlertCore", "CSQLite", "JSON", "Locking"]),
-        // Routes: HTTP <-> store, JSON shapes, problem+json errors.
+        // Routes: HTTP <-> store, JSON shapes, problem+json errors; webhook deliveries. Knows the store's interface,
+        // not SQLite or PostgreSQL.
         .target(
             name: "AlertAPI",
-            dependencies: [
-                "MicroHTTP", "AlertCore", "AlertJournal", "BuildInfo", "CommandLineText", "JSON", "Locking",
-                "SystemCalls",
-            ],
+            dependencies: ["MicroHTTP", "AlertCore", "BuildInfo", "JSON", "Locking", "SystemCalls"],
             plugins: ["EmbedResource"]
         ),
         // Several instances on one PostgreSQL: the database decides every change, each instance's store is a cache.
         .target(name: "AlertCluster", dependencies: ["AlertCodec", "AlertCore", "CLibPQ", "Locking"]),
-        .executableTarget(
-            name: "alertd", dependencies: ["AlertAPI", "AlertCluster", "AlertJournal", "BuildInfo", "MicroHTTP"]
+        // The composition root: the configuration and its command line; builds the log sink, the journal or the
+        // cluster, the store, the webhook sender, the API and the HTTP server (`AlertdApp`), for alertd and the tests.
+        .target(
+            name: "AlertServer",
+            dependencies: [
+                "AlertAPI", "AlertCluster", "AlertCore", "AlertJournal", "BuildInfo", "CommandLineText", "Locking",
+                "MicroHTTP",
+            ]
         ),
+        .executableTarget(name: "alertd", dependencies: ["AlertJournal", "AlertServer", "CommandLineText", "MicroHTTP"]),
 
         // The seeds' AlertController API over HTTP; no server types, only JSON.
         .target(name: "AlertClient", dependencies: ["Locking"]),
@@ -82,10 +88,10 @@ let package = Package(
         .plugin(name: "EmbedBuildInfo", capability: .buildTool()),
 
         // Test support: a raw HTTP/1.1 client over POSIX sockets, shared by the test targets.
-        .target(name: "HTTPTestSupport", dependencies: ["Locking"], path: "Tests/HTTPTestSupport"),
+        .target(name: "HTTPTestSupport", dependencies: ["JSON", "Locking"], path: "Tests/HTTPTestSupport"),
         // Test support: a live alertd in the test process, shared by the integration test targets.
         .target(
-            name: "AlertdTestSupport", dependencies: ["AlertAPI", "AlertJournal", "HTTPTestSupport"],
+            name: "AlertdTestSupport", dependencies: ["AlertJournal", "AlertServer", "HTTPTestSupport", "MicroHTTP"],
             path: "Tests/AlertdTestSupport"
         ),
         .testTarget(name: "MicroHTTPTests", dependencies: ["MicroHTTP", "HTTPTestSupport", "SystemCalls"]),
@@ -94,13 +100,13 @@ let package = Package(
             name: "AlertJournalTests",
             dependencies: ["AlertJournal", "AlertCore", "CSQLite", "HTTPTestSupport", "Locking"]
         ),
-        .testTarget(name: "AlertAPITests", dependencies: ["AlertAPI", "AlertCore", "BuildInfo", "JSON", "MicroHTTP", "HTTPTestSupport", "AlertdTestSupport", "Locking"]),
-        .testTarget(name: "AlertClientTests", dependencies: ["AlertClient", "AlertAPI", "HTTPTestSupport", "AlertdTestSupport", "Locking"]),
+        .testTarget(name: "AlertAPITests", dependencies: ["AlertAPI", "AlertServer", "AlertCore", "BuildInfo", "JSON", "MicroHTTP", "HTTPTestSupport", "AlertdTestSupport", "Locking"]),
+        .testTarget(name: "AlertClientTests", dependencies: ["AlertClient", "AlertAPI", "AlertServer", "HTTPTestSupport", "AlertdTestSupport", "Locking"]),
         .testTarget(
             name: "ClusterTests",
             dependencies: ["AlertCluster", "AlertCore", "HTTPTestSupport", "JSON", "Locking"]
         ),
-        .testTarget(name: "AlertctlTests", dependencies: ["AlertAPI", "HTTPTestSupport", "AlertdTestSupport", "Locking"]),
+        .testTarget(name: "AlertctlTests", dependencies: ["AlertAPI", "AlertServer", "HTTPTestSupport", "AlertdTestSupport", "Locking"]),
         // Durability (issue 12): the real alertd on a data dir, SIGKILLed under load and restarted; its refusals.
         .testTarget(name: "DurabilityTests", dependencies: ["HTTPTestSupport", "JSON", "Locking"]),
     ],

@@ -31,9 +31,9 @@ objects=$scratch/objects
 binary=$scratch/alertd-fuzz
 
 # Module: its dependencies among these, as in Package.swift.
-modules=(Locking JSON BuildInfo SystemCalls AlertCore AlertCodec CSQLite AlertJournal MicroHTTP AlertAPI)
+modules=(Locking JSON BuildInfo SystemCalls AlertCore MicroHTTP AlertAPI)
 flags=(-swift-version 6 -parse-as-library -O -g -enable-testing -sanitize=fuzzer,address
-       -I "$objects" -I Sources/CMicroHTTPD -I Sources/CSQLite)
+       -I "$objects" -I Sources/CMicroHTTPD)
 for flag in $(pkg-config --cflags libmicrohttpd); do flags+=(-Xcc "$flag"); done
 
 # Newer than $1: any of the remaining files, or $1 missing.
@@ -51,7 +51,6 @@ build() {
     local previous=() module sources
     for module in "${modules[@]}"; do
         mapfile -t sources < <(find "Sources/$module" -name '*.swift' | sort)
-        [ "$module" = CSQLite ] && continue  # a system library: its module map is found through -I
         [ "$module" = AlertAPI ] && sources+=("$embedded")
         if [ "$module" = BuildInfo ]; then
             scripts/build-info.sh . "$objects/BuildInfo"
@@ -67,7 +66,7 @@ build() {
     done
     if stale "$binary" Fuzz/*.swift "${previous[@]}"; then
         echo "fuzz: linking $binary"
-        "$swiftc" "${flags[@]}" -module-name AlertFuzz -use-ld=lld Fuzz/*.swift "${previous[@]}" -lmicrohttpd -lsqlite3 \
+        "$swiftc" "${flags[@]}" -module-name AlertFuzz -use-ld=lld Fuzz/*.swift "${previous[@]}" -lmicrohttpd \
             -o "$binary"
     fi
 }

@@ -3,7 +3,7 @@ import MicroHTTP
 extension APIHandler {
     /// `Expect: 100-continue`: a request whose token may not make it is refused (401, 403) before the
     /// client sends its body; libmicrohttpd sends `100 Continue` only when this returns nil.
-    func continuation(for request: HTTPRequest) -> HTTPResponse? {
+    public func continuation(for request: HTTPRequest) -> HTTPResponse? {
         // An unknown path or method is answered once the (small) body is in, as without Expect.
         guard let match = Self.route(for: request.path),
               let action = match.route.endpoint(for: request.method)?.action

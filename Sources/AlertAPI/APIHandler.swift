@@ -5,7 +5,7 @@ import JSON
 /// The alerts API: maps HTTP requests to `AlertStore` calls and results to JSON.
 /// `routes` lists the endpoints. Answers what needs no store at once; everything else waits for the store on a
 /// suspended connection.
-struct APIHandler: HTTPHandler {
+public struct APIHandler: HTTPHandler {
     let store: AlertStore
     let metrics: Metrics
     let log: AccessLog
@@ -28,7 +28,7 @@ struct APIHandler: HTTPHandler {
     /// Methods counted by name in metrics and logs; any other is "other", so labels stay bounded.
     static let metricMethods: Set<String> = ["GET", "HEAD", "POST", "DELETE", "PUT", "PATCH", "OPTIONS"]
 
-    func handle(_ request: HTTPRequest) -> HTTPReply {
+    public func handle(_ request: HTTPRequest) -> HTTPReply {
         let match = Self.route(for: request.path)
         let (reply, caller) = answer(request, on: match)
         observe(request, route: match?.route.template.text ?? Self.unknownRoute, caller: caller?.name)
@@ -77,7 +77,7 @@ struct APIHandler: HTTPHandler {
 
     /// The transport's own answer, tagged and counted as `observe` does; for a request `handle` observes already
     /// (answered at shutdown), its observer counts it and its headers go on it.
-    func response(for failure: HTTPTransportFailure, to request: HTTPRequestHead) -> HTTPResponse {
+    public func response(for failure: HTTPTransportFailure, to request: HTTPRequestHead) -> HTTPResponse {
         var response = Problem(failure).response
         guard !request.isObserved else { return response }
         let id = Self.requestID(request.headers["x-request-id"])
@@ -101,5 +101,27 @@ struct APIHandler: HTTPHandler {
         } catch {
             throw .malformedJSON("the body is not valid JSON: \(error.reason) (at byte \(error.offset))")
         }
+    }
+}
+
+extension APIHandler {
+    /// The routes over `store`, as the composition root (AlertServer) builds them.
+    /// - Parameters:
+    ///   - webhooks: which callback destinations producers may give.
+    ///   - keepAlive: how often an idle event stream sends a keep-alive comment.
+    ///   - tokens: who may do what; open, requests from web pages are refused unless their `Origin` is one of
+    ///     `allowedOrigins`, and their `Host` one of `allowedHosts`, `localhost`, an IP address or `listenHost`.
+    ///   - waitsPerClient: most waiting requests one client may hold; 0: no limit.
+    ///   - journalGauges: the journal's WAL size and failed state for `/metrics`; `nil` when memory only.
+    ///   - clusterGauges: the cluster's counts and reachability for `/metrics`; `nil` without a cluster.
+    public init(store: AlertStore, metrics: Metrics, log: AccessLog, webhooks: WebhookPolicy, keepAlive: Duration,
+                tokens: LiveTokens, allowedOrigins: [String], allowedHosts: [String], listenHost: String,
+                waitsPerClient: Int, journalGauges: (@Sendable () -> JournalGauges)?,
+                clusterGauges: (@Sendable () -> AuthorityStatistics)?) {
+        let browsers = tokens.isOpen
+            ? BrowserGuard(origins: allowedOrigins, hosts: allowedHosts, listenHost: listenHost) : nil
+        self.init(store: store, metrics: metrics, log: log, webhooks: webhooks, keepAlive: keepAlive, tokens: tokens,
+                  browsers: browsers, waits: ClientWaits(limit: waitsPerClient), journalGauges: journalGauges,
+                  clusterGauges: clusterGauges)
     }
 }

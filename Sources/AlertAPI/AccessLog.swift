@@ -3,9 +3,17 @@ import JSON
 
 /// Structured request and event logs: one JSON object a line with a timestamp, a level and
 /// a message. Secure field values are never passed to it, so they can never be logged.
-struct AccessLog: Sendable {
+public struct AccessLog: Sendable {
     let sink: LogSink?
     let logRequests: Bool
+
+    /// - Parameters:
+    ///   - sink: where lines go; nil for nowhere.
+    ///   - logRequests: whether `request` logs each answered request (`event` always logs).
+    public init(sink: LogSink?, logRequests: Bool) {
+        self.sink = sink
+        self.logRequests = logRequests
+    }
 
     /// Logs one answered request: its route template (never the id or query), the name of the token that made it
     /// (never the token), and the client's address (the one a trusted proxy names, behind one).
@@ -25,7 +33,7 @@ struct AccessLog: Sendable {
     }
 
     /// Logs a notable event with string fields.
-    func event(_ level: String, _ message: String, _ fields: KeyValuePairs<String, String> = [:]) {
+    public func event(_ level: String, _ message: String, _ fields: KeyValuePairs<String, String> = [:]) {
         guard let sink else { return }
         var line = Self.begin(level, message)
         for (key, value) in fields {

@@ -1,5 +1,14 @@
 import AlertCore
 
+/// A bad flag, value, environment variable or tokens file, with a message for the user.
+public struct ConfigurationError: Error, Sendable, CustomStringConvertible {
+    public let description: String
+
+    public init(description: String) {
+        self.description = description
+    }
+}
+
 /// The bearer tokens alertd accepts, each with a name and a role. With none, alertd runs open, and only
 /// on a loopback address unless told `--insecure`.
 ///

@@ -15,7 +15,7 @@ import MicroHTTP
 /// than `localhost` (and `*.localhost`), the `--host` alertd listens on, or one it was told to allow. An IP address
 /// as `Host` is always accepted: a browser sends one only to a page served from that very address, which no other
 /// site can re-point.
-struct BrowserGuard: Sendable {
+public struct BrowserGuard: Sendable {
     /// Allowed origins: `scheme://host[:port]`, lower-cased.
     private let origins: Set<String>
     /// Allowed `Host` names, lower-cased, without port or trailing dot.
@@ -86,7 +86,7 @@ struct BrowserGuard: Sendable {
     }
 
     /// Whether `text` is an origin `--allow-origin` takes: `http` or `https`, `://`, a host and an optional port.
-    static func isOrigin(_ text: String) -> Bool {
+    public static func isOrigin(_ text: String) -> Bool {
         let lowered = normalizedOrigin(text)
         guard let scheme = ["http://", "https://"].first(where: lowered.hasPrefix) else { return false }
         let authority = lowered.dropFirst(scheme.count)
@@ -94,7 +94,7 @@ struct BrowserGuard: Sendable {
     }
 
     /// Whether `text` is a host name or address `--allow-host` takes.
-    static func isHostName(_ text: String) -> Bool {
+    public static func isHostName(_ text: String) -> Bool {
         !text.isEmpty && text.utf8.count <= 253 && text.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber
             || "-.:[]_".contains($0)) }
     }

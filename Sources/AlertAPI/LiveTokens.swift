@@ -4,13 +4,13 @@ import Locking
 ///
 /// Whether alertd runs open is fixed at start: a server started without tokens has none to reload, and a reload
 /// that would leave none is refused (`AccessTokens` never parses to an empty set), so `isOpen` never changes.
-final class LiveTokens: Sendable {
+public final class LiveTokens: Sendable {
     /// Whether no tokens are configured: every request may do everything.
-    let isOpen: Bool
+    public let isOpen: Bool
     private let current: Lock<AccessTokens>
 
     /// - Parameter tokens: the tokens at start.
-    init(_ tokens: AccessTokens) {
+    public init(_ tokens: AccessTokens) {
         isOpen = tokens.isEmpty
         current = Lock(tokens)
     }
@@ -24,7 +24,7 @@ final class LiveTokens: Sendable {
 
     /// Serves with `tokens` from the next request on; requests already authenticated keep their caller.
     /// - Returns: false, changing nothing, when `tokens` is empty or alertd runs open.
-    func replace(with tokens: AccessTokens) -> Bool {
+    public func replace(with tokens: AccessTokens) -> Bool {
         guard !isOpen, !tokens.isEmpty else { return false }
         current.withLock { $0 = tokens }
         return true

@@ -6,14 +6,14 @@ import SystemCalls
 /// Where structured log lines go: one JSON object a line, buffered in memory and written in
 /// batches every 200 ms by a thread of its own, so logging costs a request no system call and a
 /// slow log reader never blocks a request thread.
-final class LogSink: Sendable {
+public final class LogSink: Sendable {
     private let buffer = Lock<[UInt8]>([])
     private let descriptor: Int32
     private let flushing = Lock(())
     private let stopped = Lock(false)
 
     /// - Parameter descriptor: the file descriptor to write to (2 for standard error).
-    init(descriptor: Int32) {
+    public init(descriptor: Int32) {
         self.descriptor = descriptor
         // A thread of its own, not a task: a blocked write to a stalled log reader must not
         // hold one of Swift's cooperative threads.
@@ -47,7 +47,7 @@ final class LogSink: Sendable {
     }
 
     /// Writes out everything buffered, one flush at a time so batches never interleave.
-    func flush() {
+    public func flush() {
         flushing.withLock { _ in
             let bytes = buffer.withLock { buffer -> [UInt8] in
                 defer { buffer.removeAll(keepingCapacity: true) }

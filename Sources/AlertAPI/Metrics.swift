@@ -4,7 +4,7 @@ import Locking
 import MicroHTTP
 
 /// What the API counts for `GET /metrics`; the store's own counts are read when rendering.
-final class Metrics: Sendable {
+public final class Metrics: Sendable {
     struct RequestKey: Hashable {
         var route: String
         var method: String
@@ -30,8 +30,10 @@ final class Metrics: Sendable {
     /// Reads the transport's unread answer bytes; set once the server exists (it is made after the handler).
     private let unreadBytes = Lock<(@Sendable () -> Int)?>(nil)
 
+    public init() {}
+
     /// Has `alertd_http_unread_response_bytes` read `source` from now on.
-    func observeUnreadBytes(_ source: @escaping @Sendable () -> Int) {
+    public func observeUnreadBytes(_ source: @escaping @Sendable () -> Int) {
         unreadBytes.withLock { $0 = source }
     }
 
@@ -52,7 +54,7 @@ final class Metrics: Sendable {
     }
 
     /// One journal commit, or one cluster transaction with changes: its duration and its batch.
-    func committed(seconds: Double, batch: Int) {
+    public func committed(seconds: Double, batch: Int) {
         state.withLock {
             $0.commitSeconds.observe(seconds)
             $0.commitBatch.observe(Double(batch))
@@ -155,7 +157,12 @@ final class Metrics: Sendable {
 }
 
 /// The journal's state for `/metrics`.
-struct JournalGauges: Sendable {
+public struct JournalGauges: Sendable {
     var walBytes: Int64
     var failed: Bool
+
+    public init(walBytes: Int64, failed: Bool) {
+        self.walBytes = walBytes
+        self.failed = failed
+    }
 }

@@ -10,13 +10,15 @@ import Locking
 /// `http://` callbacks go through `HTTPExchange` (a socket per attempt, on a thread of its own), `https://` ones
 /// through URLSession (`HTTPSPoster`). Either way an attempt first waits for a connection slot (`DeliveryGate`: a
 /// bound in all and per URL); its time-out counts from then, and is a hard limit.
-final class WebhookSender: Sendable {
+public final class WebhookSender: Sendable {
     /// How many attempts in all, the first pause between them (doubling up to `maxDelay`), and each one's time limit.
-    struct Schedule: Sendable {
+    public struct Schedule: Sendable {
         var attempts = 8
         var firstDelay = Duration.milliseconds(500)
         var maxDelay = Duration.seconds(30)
         var timeout = Duration.seconds(10)
+
+        public init() {}
     }
 
     /// Most connections to one callback URL at once.
@@ -35,8 +37,8 @@ final class WebhookSender: Sendable {
 
     /// - Parameters:
     ///   - connections: most webhook connections open at once (see `connectionLimit(fileLimit:)`).
-    init(store: AlertStore, metrics: Metrics, log: AccessLog, policy: WebhookPolicy, schedule: Schedule = Schedule(),
-         connections: Int = WebhookSender.connectionLimit(fileLimit: FileLimit.hard)) {
+    public init(store: AlertStore, metrics: Metrics, log: AccessLog, policy: WebhookPolicy,
+                schedule: Schedule = Schedule(), connections: Int) {
         self.store = store
         self.policy = policy
         self.metrics = metrics
@@ -48,7 +50,7 @@ final class WebhookSender: Sendable {
 
     /// Most webhook connections open at once for a process allowed `fileLimit` descriptors: a sixteenth of them, at
     /// most 64, so that nearly all stay for serving.
-    static func connectionLimit(fileLimit: Int) -> Int {
+    public static func connectionLimit(fileLimit: Int) -> Int {
         min(64, max(1, fileLimit / 16))
     }
 
@@ -60,7 +62,7 @@ final class WebhookSender: Sendable {
     /// Starts delivering `alert` (resolved, with a callback); returns at once. Does nothing after `stop()`.
     ///
     /// A callback that is not a valid URL (accepted before the rules were strict, and kept) fails at once, recorded.
-    func deliver(_ alert: Alert) {
+    public func deliver(_ alert: Alert) {
         guard let text = alert.delivery?.url else { return }
         let url: CallbackURL
         do {
@@ -88,7 +90,7 @@ final class WebhookSender: Sendable {
 
     /// Ends every delivery still retrying (at shutdown: the process is about to exit, and a retry that
     /// outlived it would be lost anyway); an attempt in flight is cancelled, and no delivery starts after it.
-    func stop() {
+    public func stop() {
         let tasks = running.withLock { running in
             running.stopped = true
             defer { running.tasks.removeAll() }

@@ -6,6 +6,11 @@ public struct HTTPRequest: Sendable {
         public var name: String
         /// The value; empty for a bare `?flag`.
         public var value: String
+
+        public init(name: String, value: String) {
+            self.name = name
+            self.value = value
+        }
     }
 
     /// The method, as sent (`GET`, `POST`, ...).
@@ -23,6 +28,8 @@ public struct HTTPRequest: Sendable {
     public var clientAddress: String?
     /// The transport's state of the request, for `onFinish` and `addResponseHeader`; nil when not from a server.
     let context: ConnectionContext?
+    /// The same for a request answered in this process (`HTTPHandler.respond(to:)`); nil from a server.
+    var local: LocalExchange?
 
     /// Creates a request; the server builds these, tests may too.
     public init(

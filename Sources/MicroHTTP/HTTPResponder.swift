@@ -14,14 +14,23 @@
 /// }
 /// ```
 public final class HTTPResponder: Sendable {
-    private let core: ServerCore
-    private let request: ConnectionContext
-    /// The suspension this responder answers; a later suspension of the same request is not its to answer.
-    private let generation: Int
+    /// Whom the reply goes to.
+    private enum Target: Sendable {
+        /// A suspended connection; `generation` is the suspension this responder answers (a later suspension of the
+        /// same request is not its to answer).
+        case connection(ServerCore, ConnectionContext, generation: Int)
+        /// A request answered in this process, without a socket (`HTTPHandler.respond(to:)`).
+        case local(LocalExchange)
+    }
+
+    private let target: Target
+
     init(core: ServerCore, request: ConnectionContext, generation: Int) {
-        self.core = core
-        self.request = request
-        self.generation = generation
+        target = .connection(core, request, generation: generation)
+    }
+
+    init(local exchange: LocalExchange) {
+        target = .local(exchange)
     }
 
     /// Answers the request: resumes its connection and carries out `reply` as if the handler had
@@ -30,7 +39,10 @@ public final class HTTPResponder: Sendable {
     /// Safe from any thread, and from inside the `.suspended` closure itself.
     /// - Parameter reply: the answer.
     public func respond(_ reply: HTTPReply) {
-        core.resume(request, generation, with: reply)
+        switch target {
+        case .connection(let core, let request, let generation): core.resume(request, generation, with: reply)
+        case .local(let exchange): exchange.answer(reply)
+        }
     }
 
     /// Adds a handler run once if the transport gives up on the request before it is answered:
@@ -43,18 +55,24 @@ public final class HTTPResponder: Sendable {
     /// a client that is gone or stopped sending): a handler should make that happen soon, or the
     /// connection is held until the server stops.
     /// - Parameter handler: ends whatever would answer the request (a waiter, a timer).
+    /// In process there is no transport to give up: `handler` never runs.
     public func onCancel(_ handler: @escaping @Sendable () -> Void) {
+        guard case .connection(_, let request, let generation) = target else { return }
         request.onCancel(generation, handler)
     }
 
     /// Whether the transport gave up on the request (see `onCancel(_:)`).
     public var isCancelled: Bool {
-        request.isCancelled(generation)
+        guard case .connection(_, let request, let generation) = target else { return false }
+        return request.isCancelled(generation)
     }
 
     /// Whether the request still waits for this responder's reply: nobody answered it yet, shutdown included.
     /// True after a hang-up too, until the reply comes (see `onCancel(_:)`).
     public var isPending: Bool {
-        request.awaits(generation)
+        switch target {
+        case .connection(_, let request, let generation): request.awaits(generation)
+        case .local(let exchange): exchange.isPending
+        }
     }
 }

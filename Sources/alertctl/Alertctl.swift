@@ -77,7 +77,7 @@ enum Alertctl {
     private static func run(
         _ command: any Subcommand.Type, _ arguments: [String], globalURL: String?, environment: [String: String]
     ) async throws(UsageError) -> Int32 {
-        let parsed: ParsedArguments
+        let parsed: ParsedCommandLine
         let instance: any Subcommand
         do throws(UsageError) {
             parsed = try ArgumentParser(options: command.options + [.url, .help]).parse(arguments)

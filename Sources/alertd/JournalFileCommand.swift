@@ -1,4 +1,5 @@
 import AlertJournal
+import CommandLineText
 import Foundation
 
 /// `alertd backup --data-dir DIR FILE` and `alertd restore --data-dir DIR FILE`: the journal in DIR copied to a backup
@@ -37,23 +38,35 @@ enum JournalFileCommand {
     static func run(_ verb: Verb, _ arguments: [String], environment: [String: String]) -> Int32 {
         var directory = environment["ALERTD_DATA_DIR"]
         var file: String?
-        var rest = arguments[...]
-        while let argument = rest.popFirst() {
-            if argument == "-h" || argument == "--help" {
+        var reader = CommandLineReader(arguments, options: [dataDirectory, help])
+        while true {
+            let item: CommandLineReader.Item?
+            do {
+                item = try reader.next()
+            } catch {
+                switch error {
+                case .missingValue: return fail(verb, "--data-dir needs a directory")
+                case .unknownOption(let argument, _, _): return fail(verb, "unknown option \(argument)")
+                case .unexpectedValue(_, let name): return fail(verb, "\(name) takes no value")
+                case .repeated(let option): return fail(verb, "\(option.name) given more than once")
+                }
+            }
+            switch item {
+            case nil:
+                break
+            case .option(let option, _) where option.name == help.name:
                 print(usage(verb), terminator: "")
                 return 0
-            } else if argument == "--data-dir" {
-                guard let value = rest.popFirst() else { return fail(verb, "--data-dir needs a directory") }
+            case .option(_, let value):
                 directory = value
-            } else if argument.hasPrefix("--data-dir=") {
-                directory = String(argument.dropFirst("--data-dir=".count))
-            } else if argument.hasPrefix("-") {
-                return fail(verb, "unknown option \(argument)")
-            } else if file == nil {
+                continue
+            case .positional(let argument) where file == nil:
                 file = argument
-            } else {
+                continue
+            case .positional:
                 return fail(verb, "one FILE only")
             }
+            break
         }
         guard let directory, !directory.isEmpty else { return fail(verb, "give the data directory: --data-dir DIR") }
         guard let file, !file.isEmpty else {
@@ -75,6 +88,9 @@ enum JournalFileCommand {
         }
         return 0
     }
+
+    private static let dataDirectory = CommandLineOption.option("--data-dir", value: "DIR", help: "the data dir")
+    private static let help = CommandLineOption.flag("--help", "-h", help: "show this help")
 
     private static func fail(_ verb: Verb, _ message: String) -> Int32 {
         FileHandle.standardError.write(Data("alertd \(verb.rawValue): \(message)\n\(usage(verb))".utf8))

@@ -1,10 +1,10 @@
-import AlertAPI
-import AlertCluster
+import AlertServer
 import Foundation
 import MicroHTTP
 
-// alertd: reads its configuration, starts the app, serves until SIGTERM or SIGINT; SIGHUP reloads the tokens file;
-// `alertd backup …` and `alertd restore …` copy a data dir's journal instead (JournalFileCommand).
+// alertd: reads its configuration, starts the app (AlertServer builds it), serves until SIGTERM or SIGINT; SIGHUP
+// reloads the tokens file; `alertd backup …` and `alertd restore …` copy a data dir's journal instead
+// (JournalFileCommand).
 signal(SIGPIPE, SIG_IGN)
 if let verb = CommandLine.arguments.dropFirst().first.flatMap(JournalFileCommand.Verb.init(rawValue:)) {
     exit(JournalFileCommand.run(verb, Array(CommandLine.arguments.dropFirst(2)),
@@ -28,10 +28,7 @@ case .run(let configuration):
     let signals = Signals([SIGTERM, SIGINT, SIGHUP])
     let app: AlertdApp
     do {
-        let cluster = try configuration.database.map {
-            try PostgresCluster(url: $0, configuration: configuration.store, webhookLease: configuration.webhookLease)
-        }
-        app = try AlertdApp(configuration: configuration, authority: cluster)
+        app = try AlertdApp(configuration: configuration)
     } catch {
         FileHandle.standardError.write(Data("alertd: \(error)\n".utf8))
         exit(1)

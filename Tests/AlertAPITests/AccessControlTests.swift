@@ -170,25 +170,22 @@ struct AccessControlTests {
 struct AccessControlProcessTests {
     @Test("without tokens it refuses a non-loopback address and says why; --insecure overrides")
     func refusesOpenBeyondLoopback() async throws {
-        let refused = try ChildProcess(AlertdProcess.executable.path, ["--host", "0.0.0.0", "--port", "0"])
-        #expect(await refused.wait(timeout: 30) == 64)
+        let refused = try await AlertdProcess.run(["--host", "0.0.0.0", "--port", "0"])
+        #expect(refused.status == 64)
         #expect(refused.standardError.contains("refusing to listen on 0.0.0.0 without access tokens"))
         #expect(refused.standardError.contains("--insecure"))
 
-        let insecure = try await AlertdProcess(arguments: ["--host", "0.0.0.0", "--insecure"])
+        let insecure = try await AlertdProcess.start(arguments: ["--host", "0.0.0.0", "--insecure"])
         #expect(try await RawHTTP.exchange(RawHTTP.request("GET", "/healthz"), port: insecure.port).status == 200)
         insecure.send(SIGTERM)
         #expect(try await insecure.exitStatus(timeout: 15) == 0)
         #expect(insecure.standardError.contains("serving without access tokens on a non-loopback address"))
 
-        let environment = ProcessInfo.processInfo.environment.merging(
-            ["ALERTD_TOKENS": AccessControlTests.tokens]) { $1 }
-        let guarded = try ChildProcess(AlertdProcess.executable.path, ["--host", "0.0.0.0", "--port", "0"],
-                                       environment: environment)
-        let line = await guarded.firstLine(timeout: 30) ?? ""
-        #expect(line.contains("listening on"), "with tokens it listens anywhere: \(guarded.standardError)")
-        guarded.send(SIGTERM)
-        #expect(await guarded.wait(timeout: 15) == 0)
+        let guarded = try await AlertdProcess.start(arguments: ["--host", "0.0.0.0"],
+                                                    environment: ["ALERTD_TOKENS": AccessControlTests.tokens])
+        #expect(guarded.startLines.first?.contains("listening on") == true,
+                "with tokens it listens anywhere: \(guarded.standardError)")
+        #expect(await guarded.stop() == 0)
     }
 
     @Test("a bad tokens file stops start-up with a message that names the entry but never the token")
@@ -197,8 +194,8 @@ struct AccessControlProcessTests {
         try "# tokens\nci:producer:\(AccessControlTests.ci)\nbob:boss:bobs-secret-token-0000\n"
             .write(to: file, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(at: file) }
-        let child = try ChildProcess(AlertdProcess.executable.path, ["--port", "0", "--tokens-file", file.path])
-        #expect(await child.wait(timeout: 30) == 64)
+        let child = try await AlertdProcess.run(["--port", "0", "--tokens-file", file.path])
+        #expect(child.status == 64)
         #expect(child.standardError.contains(
             "\(file.path) line 3: the role of 'bob' must be producer, responder, admin or monitor"), "\(child.standardError)")
         #expect(!child.standardError.contains("bobs-secret"))
@@ -210,8 +207,8 @@ struct AccessControlProcessTests {
         try "ci:producer:\(AccessControlTests.ci)\n".write(to: file, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(at: file) }
         try FileManager.default.setAttributes([.posixPermissions: 0o666], ofItemAtPath: file.path)
-        let child = try ChildProcess(AlertdProcess.executable.path, ["--port", "0", "--tokens-file", file.path])
-        #expect(await child.wait(timeout: 30) == 64)
+        let child = try await AlertdProcess.run(["--port", "0", "--tokens-file", file.path])
+        #expect(child.status == 64)
         #expect(child.standardError.contains("the tokens file '\(file.path)' may be written by every user (mode 666)"),
                 "\(child.standardError)")
         #expect(!child.standardError.contains(AccessControlTests.ci))
@@ -224,8 +221,8 @@ struct AccessControlProcessTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         let missing = directory.appendingPathComponent("tokens").path
         for (path, reason) in [(missing, "No such file or directory"), (directory.path, "Is a directory")] {
-            let child = try ChildProcess(AlertdProcess.executable.path, ["--port", "0", "--tokens-file", path])
-            #expect(await child.wait(timeout: 30) == 64)
+            let child = try await AlertdProcess.run(["--port", "0", "--tokens-file", path])
+            #expect(child.status == 64)
             #expect(child.standardError.contains("cannot read the tokens file '\(path)': \(reason)"),
                     "\(child.standardError)")
         }
@@ -274,15 +271,15 @@ struct AccessControlProcessTests {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("alertd-tokens-\(UUID()).txt")
         try "ci:producer:\(AccessControlTests.ci)\nalice:responder:\(AccessControlTests.alice)\n".write(to: file, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(at: file) }
-        let withTokens = try await AlertdProcess(arguments: ["--tokens-file", file.path])
+        let withTokens = try await AlertdProcess.start(arguments: ["--tokens-file", file.path])
         defer { withTokens.send(SIGKILL) }
-        let open = try await AlertdProcess()
+        let open = try await AlertdProcess.start()
         defer { open.send(SIGKILL) }
         let expected = "alertd: auth: bearer tokens: 2 tokens loaded from --tokens-file \(file.path)"
-        #expect(await TestTime.until { withTokens.child.standardOutput.contains(expected) },
-                "\(withTokens.child.standardOutput)")
-        #expect(await TestTime.until { open.child.standardOutput.contains("alertd: auth: open (no tokens)") },
-                "\(open.child.standardOutput)")
+        #expect(await TestTime.until { withTokens.standardOutput.contains(expected) },
+                "\(withTokens.standardOutput)")
+        #expect(await TestTime.until { open.standardOutput.contains("alertd: auth: open (no tokens)") },
+                "\(open.standardOutput)")
     }
 
     @Test("logs name the caller, never a token, right or wrong")
@@ -291,7 +288,7 @@ struct AccessControlProcessTests {
         try AccessControlTests.tokens.replacingOccurrences(of: ",", with: "\n")
             .write(to: file, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(at: file) }
-        let alertd = try await AlertdProcess(arguments: ["--tokens-file", file.path])
+        let alertd = try await AlertdProcess.start(arguments: ["--tokens-file", file.path])
         let bearer = [("Authorization", "Bearer \(AccessControlTests.ci)")]
         let created = try await RawHTTP.exchange(
             RawHTTP.request("POST", "/v1/alerts", headers: bearer, body: Array(#"{"message":"m"}"#.utf8)),

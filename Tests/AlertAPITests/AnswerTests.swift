@@ -8,7 +8,7 @@ import Testing
 struct AnswerTests {
     @Test("Answer by buttonIndex: 200 with the Result in the contract's shape")
     func answerByIndex() async throws {
-        try await LiveServer.with { server in
+        try await LiveServer.with(transport: .inProcess) { server in
             let id = try await server.create(loginAlert)
             let response = try await server.answer(id, #"{"buttonIndex":1,"values":["alice","secret"]}"#)
             #expect(response.status == 200, "\(response.text)")
@@ -32,7 +32,7 @@ struct AnswerTests {
 
     @Test("Answer by title picks that button")
     func answerByTitle() async throws {
-        try await LiveServer.with { server in
+        try await LiveServer.with(transport: .inProcess) { server in
             let id = try await server.create(#"{"title":"t","buttons":["Cancel","Later","Now"]}"#)
             let response = try await server.answer(id, #"{"button":"Now"}"#)
             #expect(response.status == 200, "\(response.text)")
@@ -44,7 +44,7 @@ struct AnswerTests {
 
     @Test("Answer by title uses the normalized index of a moved cancel button")
     func answerByTitleAfterCancelMoved() async throws {
-        try await LiveServer.with { server in
+        try await LiveServer.with(transport: .inProcess) { server in
             let id = try await server.create(#"{"title":"t","buttons":["Yes",{"title":"No","style":"cancel"}]}"#)
             let response = try await server.answer(id, #"{"button":"Yes"}"#)
             #expect(response.json["buttonIndex"] == .integer(1))
@@ -54,7 +54,7 @@ struct AnswerTests {
 
     @Test("Answer by a title that two buttons share is 422 saying to answer by buttonIndex; nothing changes")
     func answerByDuplicateTitle() async throws {
-        try await LiveServer.with { server in
+        try await LiveServer.with(transport: .inProcess) { server in
             let id = try await server.create(#"{"title":"t","buttons":["Same","Other","Same"]}"#)
             let response = try await server.answer(id, #"{"button":"Same"}"#)
             let problem = expectProblem(response, 422, type: "urn:alertd:problem:validation-failed")
@@ -69,7 +69,7 @@ struct AnswerTests {
 
     @Test("Omitted values default to each field's text")
     func valuesDefaultToText() async throws {
-        try await LiveServer.with { server in
+        try await LiveServer.with(transport: .inProcess) { server in
             let id = try await server.create("""
                 {"title":"t","buttons":["Cancel","Save"],
                  "fields":[{"text":"draft.txt"},{"text":"s3cret","secure":true},{}]}
@@ -82,7 +82,7 @@ struct AnswerTests {
 
     @Test("The cancel button's Result has ok false")
     func cancelIsNotOK() async throws {
-        try await LiveServer.with { server in
+        try await LiveServer.with(transport: .inProcess) { server in
             let id = try await server.create(loginAlert)
             let response = try await server.answer(id, #"{"buttonIndex":0,"values":["",""]}"#)
             #expect(response.status == 200)
@@ -93,7 +93,7 @@ struct AnswerTests {
 
     @Test("An action sheet's Result has values []")
     func actionSheetValues() async throws {
-        try await LiveServer.with { server in
+        try await LiveServer.with(transport: .inProcess) { server in
             let id = try await server.create(#"{"title":"t","style":"actionSheet","buttons":["Cancel","Share"]}"#)
             let response = try await server.answer(id, #"{"buttonIndex":1}"#)
             #expect(response.status == 200)
@@ -132,7 +132,7 @@ struct AnswerTests {
 
     @Test("Bad answers are 422 problems naming the member, and the alert stays pending", arguments: badAnswers)
     func badAnswer(_ example: BadAnswer) async throws {
-        try await LiveServer.with { server in
+        try await LiveServer.with(transport: .inProcess) { server in
             let id = try await server.create(loginAlert)
             let response = try await server.answer(id, example.body)
             expectProblem(response, 422, pointer: example.pointer, type: "urn:alertd:problem:validation-failed")
@@ -145,7 +145,7 @@ struct AnswerTests {
 
     @Test("A second answer is 409 with the Result that won")
     func secondAnswerConflicts() async throws {
-        try await LiveServer.with { server in
+        try await LiveServer.with(transport: .inProcess) { server in
             let id = try await server.create(loginAlert)
             let first = try await server.answer(id, #"{"buttonIndex":1,"values":["alice","secret"]}"#)
             #expect(first.status == 200)
@@ -165,7 +165,7 @@ struct AnswerTests {
 
     @Test("DELETE withdraws: dismissed as the cancel button, then answers are 409")
     func deleteDismisses() async throws {
-        try await LiveServer.with { server in
+        try await LiveServer.with(transport: .inProcess) { server in
             let id = try await server.create("""
                 {"title":"t","buttons":["Go",{"title":"Stop","style":"cancel"}],"fields":[{"text":"pre"}]}
                 """)
@@ -189,7 +189,7 @@ struct AnswerTests {
 
     @Test("DELETE of a simple alert resolves as its only button")
     func deleteSimpleAlert() async throws {
-        try await LiveServer.with { server in
+        try await LiveServer.with(transport: .inProcess) { server in
             let id = try await server.create(#"{"message":"hi"}"#)
             let dismissed = try await server.delete("/v1/alerts/\(id)")
             #expect(dismissed.status == 200)
@@ -201,7 +201,7 @@ struct AnswerTests {
 
     @Test("Unknown ids are 404 problems: answer, DELETE, GET response")
     func unknownIDs() async throws {
-        try await LiveServer.with { server in
+        try await LiveServer.with(transport: .inProcess) { server in
             let unknown = "AAAAAAAAAAAAAAAAAAAAAA"
             expectProblem(try await server.answer(unknown, #"{"buttonIndex":0}"#), 404,
                           type: "urn:alertd:problem:not-found")

@@ -54,7 +54,7 @@ struct ButtonRulesTests {
 
     @Test("Accepted drafts are normalized", arguments: accepted)
     func acceptedDraft(_ example: Accepted) async throws {
-        try await LiveServer.with { server in
+        try await LiveServer.with(transport: .inProcess) { server in
             let alert = try await server.createAlert(example.body)
             #expect(alert.buttonSummary == example.buttons)
         }
@@ -73,7 +73,7 @@ struct ButtonRulesTests {
               #"{"title":"\#(String(repeating: "é", count: 256))"}"#,
           ])
     func limitsInclusive(body: String) async throws {
-        try await LiveServer.with { server in
+        try await LiveServer.with(transport: .inProcess) { server in
             let response = try await server.post("/v1/alerts", body)
             #expect(response.status == 201, "\(response.text.prefix(300))")
         }
@@ -153,7 +153,7 @@ struct ButtonRulesTests {
 
     @Test("Rejected drafts are 422 problems naming the member", arguments: rejected)
     func rejectedDraft(_ example: Rejected) async throws {
-        try await LiveServer.with { server in
+        try await LiveServer.with(transport: .inProcess) { server in
             let response = try await server.post("/v1/alerts", example.body)
             expectProblem(response, 422, pointer: example.pointer, type: "urn:alertd:problem:validation-failed")
             // Nothing was created.
@@ -168,7 +168,7 @@ struct ButtonRulesTests {
               #"{"title":"t","buttons":[{"title":"Delete","style":"destructive"},"Keep"]}"#,
           ])
     func cancelCannotBeDestructive(body: String) async throws {
-        try await LiveServer.with { server in
+        try await LiveServer.with(transport: .inProcess) { server in
             let response = try await server.post("/v1/alerts", body)
             let problem = expectProblem(response, 422)
             let errors = problem["errors"]?.arrayValue ?? []
@@ -182,7 +182,7 @@ struct ButtonRulesTests {
 
     @Test("Every problem in a draft is named in one 422")
     func allProblemsNamed() async throws {
-        try await LiveServer.with { server in
+        try await LiveServer.with(transport: .inProcess) { server in
             let response = try await server.post("/v1/alerts", #"{"title":5,"style":"fancy","animated":"yes"}"#)
             let problem = expectProblem(response, 422, pointer: "/title")
             expectProblem(response, 422, pointer: "/style")

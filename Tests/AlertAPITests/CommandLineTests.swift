@@ -110,15 +110,10 @@ struct CommandLineTests {
 
     @Test("alertd started with ALERTD_DATADIR says on stderr that it ignores it, and runs memory only")
     func unknownVariableAtStart() async throws {
-        var environment = ProcessInfo.processInfo.environment
-        environment["ALERTD_DATADIR"] = FileManager.default.temporaryDirectory.path + "/never-made"
-        let child = try ChildProcess(
-            AlertdProcess.executable.path, ["--host", "127.0.0.1", "--port", "0"], environment: environment)
-        let line = await child.firstLine(timeout: 30) ?? ""
-        #expect(line.contains("listening on"), "\(line) \(child.standardError)")
+        let child = try await AlertdProcess.start(
+            environment: ["ALERTD_DATADIR": FileManager.default.temporaryDirectory.path + "/never-made"])
         #expect(await TestTime.until { child.standardOutput.contains("memory only") })
-        child.send(SIGTERM)
-        #expect(await child.wait(timeout: 30) == 0)
+        #expect(await child.stop() == 0)
         #expect(child.standardError.contains(
             "alertd: warning: ALERTD_DATADIR is not a setting alertd knows, so it is ignored "
                 + "(did you mean 'ALERTD_DATA_DIR'?)"), "\(child.standardError)")
@@ -150,6 +145,27 @@ struct CommandLineTests {
         #expect(BuildInfo.revision == "unknown"
             || (BuildInfo.revision.count >= 7 && BuildInfo.revision.allSatisfy(\.isHexDigit)), "\(BuildInfo.revision)")
         #expect(AlertdConfiguration.usage.contains("--version"))
+    }
+
+    @Test("--help shows each setting's default as the configuration has it, so the two never disagree")
+    func helpShowsConfiguredDefaults() throws {
+        let defaults = AlertdConfiguration()
+        let expected: [(String, String)] = [
+            ("--host", defaults.http.host), ("--port", String(defaults.http.port)),
+            ("--threads", String(defaults.http.threads)), ("--connection-limit", String(defaults.http.connectionLimit)),
+            ("--idle-timeout", String(defaults.http.idleTimeout)),
+            ("--client-wait-limit", String(defaults.waitsPerClient)),
+            ("--max-pending", String(defaults.store.maxPending)), ("--max-resolved", String(defaults.store.maxResolved)),
+            ("--retention", String(defaults.store.retention.components.seconds)),
+            ("--event-history", String(defaults.store.eventHistory)),
+            ("--shutdown-grace", String(defaults.shutdownGrace.components.seconds)),
+            ("--webhook-lease", String(defaults.webhookLease.components.seconds)),
+        ]
+        let lines = AlertdConfiguration.usage.split(separator: "\n")
+        for (flag, value) in expected {
+            let line = lines.first { $0.hasPrefix("  \(flag) ") }
+            #expect(line?.hasSuffix("(default \(value))") == true, "\(flag): \(line ?? "not listed")")
+        }
     }
 
     @Test("--help names the backup command, so an operator finds it where the flags are")

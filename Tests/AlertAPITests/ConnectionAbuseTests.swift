@@ -231,9 +231,9 @@ struct ConnectionAbuseTests {
           .enabled(if: Loopback.raiseFileLimit() >= 12_000, "needs RLIMIT_NOFILE of 12000 or more"))
     func slowloris() async throws {
         // Deadlines far off: connecting 10,024 clients on a loaded machine must not race them.
-        let alertd = try await AlertdProcess(
+        let alertd = try await AlertdProcess.start(
             arguments: ["--access-log", "off", "--header-timeout", "3600", "--idle-timeout", "3600"])
-        Self.lowerPriority(of: alertd.child.pid)
+        Self.lowerPriority(of: alertd.pid)
         let port = alertd.port
         // 9 addresses with 1,000 each and one at the per-client limit (1,024): 10,024 stalled heads.
         let attackers = await WireSocket.onThread { () -> [WireSocket] in
@@ -253,8 +253,8 @@ struct ConnectionAbuseTests {
         #expect(attackers.count == 10_024)
         // The kernel completes handshakes before alertd accepts them: wait until it holds them all
         // (one descriptor each), or the extra client below could be accepted ahead of some of them.
-        _ = await TestTime.until(20, every: .milliseconds(50)) { Self.openFiles(of: alertd.child.pid) >= 10_024 }
-        #expect(Self.openFiles(of: alertd.child.pid) >= 10_024, "alertd accepted every stalled connection")
+        _ = await TestTime.until(20, every: .milliseconds(50)) { Self.openFiles(of: alertd.pid) >= 10_024 }
+        #expect(Self.openFiles(of: alertd.pid) >= 10_024, "alertd accepted every stalled connection")
         // One more from the address at its limit is closed as soon as it is accepted.
         let extra = await WireSocket.onThread { () -> WireSocket.Failure? in
             do throws(WireSocket.Failure) {

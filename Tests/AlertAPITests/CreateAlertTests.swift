@@ -7,7 +7,7 @@ import Testing
 struct CreateAlertTests {
     @Test("201 with Location and the Alert in the contract's shape and defaults")
     func createdShapeAndDefaults() async throws {
-        try await LiveServer.with { server in
+        try await LiveServer.with(transport: .inProcess) { server in
             let before = Date()
             let response = try await server.post("/v1/alerts", #"{"message":"hi"}"#)
             #expect(response.status == 201)
@@ -38,7 +38,7 @@ struct CreateAlertTests {
 
     @Test("The Location header leads to the same alert")
     func locationIsReadable() async throws {
-        try await LiveServer.with { server in
+        try await LiveServer.with(transport: .inProcess) { server in
             let created = try await server.post("/v1/alerts", loginAlert)
             let location = try #require(created.headers["location"])
             let fetched = try await server.get(location)
@@ -49,7 +49,7 @@ struct CreateAlertTests {
 
     @Test("Ids are 22 URL-safe characters and unique across 1000 creates")
     func idsAreUniqueAndURLSafe() async throws {
-        try await LiveServer.with { server in
+        try await LiveServer.with(transport: .inProcess) { server in
             let ids = try await withThrowingTaskGroup(of: [String].self) { group in
                 for _ in 0..<8 {
                     group.addTask {
@@ -74,7 +74,7 @@ struct CreateAlertTests {
     @Test("The body is JSON whatever the Content-Type (curl -d works)",
           arguments: [nil, "application/x-www-form-urlencoded", "text/plain", "application/json; charset=utf-8"])
     func anyContentType(contentType: String?) async throws {
-        try await LiveServer.with { server in
+        try await LiveServer.with(transport: .inProcess) { server in
             let headers = contentType.map { [("Content-Type", $0)] } ?? []
             let response = try await server.send("POST", "/v1/alerts", body: #"{"message":"hi"}"#, headers: headers)
             #expect(response.status == 201, "\(response.text)")
@@ -84,7 +84,7 @@ struct CreateAlertTests {
 
     @Test("tag round-trips as a 64-bit integer", arguments: [Int64.max, Int64.min, -1, 0, 42])
     func tagRoundTrips(tag: Int64) async throws {
-        try await LiveServer.with { server in
+        try await LiveServer.with(transport: .inProcess) { server in
             let alert = try await server.createAlert(#"{"message":"tag","tag":\#(tag)}"#)
             #expect(alert["tag"] == .integer(tag))
             let id = try #require(alert["id"]?.stringValue)
@@ -95,7 +95,7 @@ struct CreateAlertTests {
     @Test("a tag beyond 64 bits is 422 at /tag, not rounded into range",
           arguments: ["9223372036854775808", "-9223372036854775809", "1e19", "-1e19"])
     func tagOutOfRange(tag: String) async throws {
-        try await LiveServer.with { server in
+        try await LiveServer.with(transport: .inProcess) { server in
             let response = try await server.post("/v1/alerts", #"{"message":"tag","tag":\#(tag)}"#)
             expectProblem(response, 422, pointer: "/tag")
         }
@@ -103,7 +103,7 @@ struct CreateAlertTests {
 
     @Test("title, style, presenter and animated are echoed back")
     func membersEchoed() async throws {
-        try await LiveServer.with { server in
+        try await LiveServer.with(transport: .inProcess) { server in
             let alert = try await server.createAlert("""
                 {"title":"Delete?","message":"Really?","style":"actionSheet","presenter":"photos.main-1_x",
                  "animated":false,"buttons":["Cancel","Delete"]}
@@ -118,7 +118,7 @@ struct CreateAlertTests {
 
     @Test("Members given as null count as absent")
     func nullMeansDefault() async throws {
-        try await LiveServer.with { server in
+        try await LiveServer.with(transport: .inProcess) { server in
             let alert = try await server.createAlert("""
                 {"title":null,"message":"m","style":null,"tag":null,"presenter":null,"animated":null,
                  "buttons":null,"destructive":null,"fields":null,"timeout":null}
@@ -134,7 +134,7 @@ struct CreateAlertTests {
 
     @Test("The seeds' shapes: buttons as strings and objects, destructive titles")
     func seedButtonShapes() async throws {
-        try await LiveServer.with { server in
+        try await LiveServer.with(transport: .inProcess) { server in
             let alert = try await server.createAlert("""
                 {"title":"Photo","buttons":["Cancel",{"title":"Share"},{"title":"Delete","style":"destructive"},
                  "Erase"],"destructive":["Erase"]}
@@ -146,7 +146,7 @@ struct CreateAlertTests {
 
     @Test("The seeds' login alert: fields with placeholder, secure and keyboard")
     func seedLoginFields() async throws {
-        try await LiveServer.with { server in
+        try await LiveServer.with(transport: .inProcess) { server in
             let alert = try await server.createAlert(loginAlert)
             #expect(alert.buttonSummary == ["Cancel:cancel", "Log in:default"])
             let fields = try #require(alert["fields"]?.arrayValue)
@@ -174,7 +174,7 @@ struct CreateAlertTests {
               ("0", "default"),
           ])
     func keyboardSpellings(input: String, expected: String) async throws {
-        try await LiveServer.with { server in
+        try await LiveServer.with(transport: .inProcess) { server in
             let alert = try await server.createAlert(#"{"title":"k","fields":[{"keyboard":\#(input)}]}"#)
             #expect(alert["fields"]?[0]?["keyboard"] == .string(expected))
         }
@@ -182,7 +182,7 @@ struct CreateAlertTests {
 
     @Test("timeout sets expiresAt to createdAt + timeout")
     func timeoutSetsExpiresAt() async throws {
-        try await LiveServer.with { server in
+        try await LiveServer.with(transport: .inProcess) { server in
             let alert = try await server.createAlert(#"{"message":"later","timeout":90.5}"#)
             let createdAt = try #require(alert["createdAt"]?.stringValue.flatMap(RFC3339.parse))
             let expiresText = try #require(alert["expiresAt"]?.stringValue)
@@ -197,7 +197,7 @@ struct CreateAlertTests {
     func stringsRoundTrip() async throws {
         let tricky = "Quote \" backslash \\ slash / newline \n tab \t NUL \u{0} bell \u{7} DEL \u{7F} "
             + "LS \u{2028} PS \u{2029} é e\u{301} 日本語 👩‍👩‍👧‍👦 🎉 \u{FEFF}"
-        try await LiveServer.with { server in
+        try await LiveServer.with(transport: .inProcess) { server in
             let body = #"{"title":\#(jsonString(tricky)),"message":"\u00e9\ud83c\udf89","#
                 + #""buttons":[\#(jsonString("Cancel ✋")),\#(jsonString(tricky))],"#
                 + #""fields":[{"text":\#(jsonString(tricky)),"placeholder":"\u65e5"}]}"#
@@ -217,7 +217,7 @@ struct CreateAlertTests {
 
     @Test("Lengths count characters, not bytes: 256 emoji families are a valid title")
     func lengthsCountCharacters() async throws {
-        try await LiveServer.with { server in
+        try await LiveServer.with(transport: .inProcess) { server in
             let family = "👩‍👩‍👧‍👦"
             let ok = try await server.post("/v1/alerts", #"{"title":\#(jsonString(String(repeating: family, count: 256)))}"#)
             #expect(ok.status == 201, "\(ok.text.prefix(200))")
@@ -229,7 +229,7 @@ struct CreateAlertTests {
 
     @Test("GET /v1/alerts/{id} shows the producer the secure field's text")
     func getShowsSecureText() async throws {
-        try await LiveServer.with { server in
+        try await LiveServer.with(transport: .inProcess) { server in
             let id = try await server.create("""
                 {"title":"Login","fields":[{"text":"alice"},{"text":"hunter2","secure":true}]}
                 """)
@@ -245,7 +245,7 @@ struct CreateAlertTests {
 
     @Test("GET /v1/alerts/{id} of an unknown id is a 404 problem")
     func getUnknownIs404() async throws {
-        try await LiveServer.with { server in
+        try await LiveServer.with(transport: .inProcess) { server in
             let response = try await server.alert("AAAAAAAAAAAAAAAAAAAAAA")
             expectProblem(response, 404, type: "urn:alertd:problem:not-found")
         }

@@ -12,7 +12,7 @@ extension WireResponse {
 struct EventLongPollTests {
     @Test("Events after the cursor at once, as [{id, type, alert}], with X-Alertd-Index")
     func immediate() async throws {
-        try await LiveServer.with { server in
+        try await LiveServer.with(transport: .inProcess) { server in
             let first = try await server.create(#"{"title":"one","buttons":["No","Yes"]}"#)
             let answer = try await server.answer(first, #"{"buttonIndex":1}"#)
             let second = try await server.create(#"{"title":"two"}"#)
@@ -39,7 +39,7 @@ struct EventLongPollTests {
 
     @Test("Nothing new: [] after about S seconds (no cursor means from now)")
     func timesOutEmpty() async throws {
-        try await LiveServer.with { server in
+        try await LiveServer.with(transport: .inProcess) { server in
             _ = try await server.create(#"{"title":"old news"}"#)
             let watch = Stopwatch()
             let response = try await server.get("/v1/events?wait=1")
@@ -54,7 +54,7 @@ struct EventLongPollTests {
 
     @Test("A waiting request is answered as soon as the next event happens")
     func wokenByEvent() async throws {
-        try await LiveServer.with { server in
+        try await LiveServer.with(transport: .inProcess) { server in
             _ = try await server.create(#"{"title":"before"}"#)
             let poll = Task { try await server.get("/v1/events?since=1&wait=60") }
             await server.waitForWaiters(1)
@@ -70,7 +70,7 @@ struct EventLongPollTests {
 
     @Test("Filters: changes that do not match keep the request waiting")
     func filteredWait() async throws {
-        try await LiveServer.with { server in
+        try await LiveServer.with(transport: .inProcess) { server in
             let id = try await server.create(#"{"title":"x","presenter":"ops"}"#)
             let poll = Task { try await server.get("/v1/events?since=1&wait=60&type=answered&presenter=ops") }
             await server.waitForWaiters(1)
@@ -92,7 +92,7 @@ struct EventLongPollTests {
 
     @Test("Secure values are null in long-poll events")
     func secureValues() async throws {
-        try await LiveServer.with { server in
+        try await LiveServer.with(transport: .inProcess) { server in
             let id = try await server.create(loginAlert)
             _ = try await server.answer(id, #"{"buttonIndex":1,"values":["alice","s3cret-poll"]}"#)
             let response = try await server.get("/v1/events?since=0&wait=0")
@@ -104,7 +104,7 @@ struct EventLongPollTests {
 
     @Test("410 for a stale or future cursor, as for the stream")
     func goneCursor() async throws {
-        try await LiveServer.with({ $0.store.eventHistory = 5 }) { server in
+        try await LiveServer.with(transport: .inProcess, { $0.store.eventHistory = 5 }) { server in
             _ = try await server.createMany(10) { #"{"title":"a\#($0)"}"# }
             expectProblem(try await server.get("/v1/events?since=3&wait=5"), 410, type: "urn:alertd:problem:history-gone")
             expectProblem(try await server.get("/v1/events?since=11&wait=5"), 410, type: "urn:alertd:problem:history-gone")
@@ -115,7 +115,7 @@ struct EventLongPollTests {
 
     @Test("A batch holds at most 1,000 events, and resuming from its X-Alertd-Index misses none")
     func fullBatchResume() async throws {
-        try await LiveServer.with { server in
+        try await LiveServer.with(transport: .inProcess) { server in
             let total = 1005
             _ = try await server.createMany(total, parallel: 16) { #"{"title":"n\#($0)"}"# }
             let first = try await server.get("/v1/events?since=0&wait=1")

@@ -15,7 +15,7 @@ struct ExpiryTests {
 
     @Test("timeout 0.5: pending at first, then expired as the cancel button")
     func expiresAsCancel() async throws {
-        try await LiveServer.with { server in
+        try await LiveServer.with(transport: .inProcess) { server in
             let id = try await server.create("""
                 {"title":"t","buttons":["OK",{"title":"Never mind","style":"cancel"}],
                  "fields":[{"text":"typed"}],"timeout":0.5}
@@ -42,7 +42,7 @@ struct ExpiryTests {
 
     @Test("timeout 0.5 on a single-button alert: expired as its only button")
     func expiresAsOnlyButton() async throws {
-        try await LiveServer.with { server in
+        try await LiveServer.with(transport: .inProcess) { server in
             let id = try await server.create(#"{"message":"hi","buttons":["Got it"],"timeout":0.5}"#)
             let response = try await server.response(id, wait: 5)
             #expect(response.status == 200)
@@ -54,7 +54,7 @@ struct ExpiryTests {
 
     @Test("A long-poll waiting on an alert wakes when it expires, at about expiresAt")
     func longPollWokenByExpiry() async throws {
-        try await LiveServer.with { server in
+        try await LiveServer.with(transport: .inProcess) { server in
             let watch = Stopwatch()
             let wait = 60
             let id = try await server.create(#"{"title":"t","buttons":["Cancel","OK"],"timeout":0.5}"#)
@@ -81,7 +81,7 @@ struct ExpiryTests {
 
     @Test("An expired alert leaves the pending list and joins the resolved one")
     func expiryMovesLists() async throws {
-        try await LiveServer.with { server in
+        try await LiveServer.with(transport: .inProcess) { server in
             let id = try await server.create(#"{"message":"hi","timeout":0.5}"#)
             let before = try await server.list()
             #expect(before.ids == [id])
@@ -96,7 +96,7 @@ struct ExpiryTests {
 
     @Test("A short timeout created after a long one still expires on time")
     func deadlinesInOrder() async throws {
-        try await LiveServer.with { server in
+        try await LiveServer.with(transport: .inProcess) { server in
             let long = try await server.create(#"{"message":"long","timeout":3600}"#)
             let later = try await server.create(#"{"message":"later","timeout":60}"#)
             let watch = Stopwatch()
@@ -112,7 +112,7 @@ struct ExpiryTests {
 
     @Test("A dismissed alert with a timeout does not expire again")
     func dismissedDoesNotExpire() async throws {
-        try await LiveServer.with { server in
+        try await LiveServer.with(transport: .inProcess) { server in
             let id = try await server.create(#"{"title":"t","buttons":["Cancel","OK"],"timeout":0.3}"#)
             let dismissed = try await server.delete("/v1/alerts/\(id)")
             #expect(dismissed.status == 200)
@@ -123,7 +123,7 @@ struct ExpiryTests {
 
     @Test("An alert answered before its timeout stays answered")
     func answeredBeforeTimeout() async throws {
-        try await LiveServer.with { server in
+        try await LiveServer.with(transport: .inProcess) { server in
             let id = try await server.create(#"{"title":"t","buttons":["Cancel","OK"],"timeout":0.5}"#)
             let answer = try await server.answer(id, #"{"buttonIndex":1}"#)
             #expect(answer.status == 200)

@@ -16,7 +16,7 @@ struct IdempotencyTests {
 
     @Test("A retry with the same key and body: 200, Idempotent-Replayed, the same alert and Location")
     func replay() async throws {
-        try await LiveServer.with { server in
+        try await LiveServer.with(transport: .inProcess) { server in
             let first = try await server.create(body, key: "deploy-42")
             #expect(first.status == 201)
             #expect(first.headers["idempotent-replayed"] == nil)
@@ -38,7 +38,7 @@ struct IdempotencyTests {
 
     @Test("A replay after the alert resolved returns it as it is now")
     func replayAfterAnswer() async throws {
-        try await LiveServer.with { server in
+        try await LiveServer.with(transport: .inProcess) { server in
             let id = try #require(try await server.create(body, key: "k1").json["id"]?.stringValue)
             let answer = try await server.answer(id, #"{"buttonIndex":1}"#)
             let again = try await server.create(body, key: "k1")
@@ -51,7 +51,7 @@ struct IdempotencyTests {
 
     @Test("20 concurrent POSTs with one key and body: one 201, nineteen 200 with the same id, one alert")
     func racingRetries() async throws {
-        try await LiveServer.with { server in
+        try await LiveServer.with(transport: .inProcess) { server in
             for round in 0..<3 {
                 let key = "race-\(round)"
                 let responses = try await withThrowingTaskGroup(of: WireResponse.self) { group in
@@ -74,7 +74,7 @@ struct IdempotencyTests {
 
     @Test("The same key with a different body: 422 idempotency-key-reused naming the header; nothing created")
     func keyReused() async throws {
-        try await LiveServer.with { server in
+        try await LiveServer.with(transport: .inProcess) { server in
             let first = try await server.create(body, key: "reuse-me")
             #expect(first.status == 201)
             for other in [#"{"title":"Deploy?","buttons":["No","Yes"],"tag":8}"#, #"{"title":"Something else"}"#,
@@ -90,7 +90,7 @@ struct IdempotencyTests {
 
     @Test("Different keys create different alerts; no key always creates")
     func differentKeys() async throws {
-        try await LiveServer.with { server in
+        try await LiveServer.with(transport: .inProcess) { server in
             let a = try await server.create(body, key: "a")
             let b = try await server.create(body, key: "b")
             #expect(a.status == 201 && b.status == 201)
@@ -103,7 +103,7 @@ struct IdempotencyTests {
 
     @Test("Keys are exact: case and length matter")
     func keysAreExact() async throws {
-        try await LiveServer.with { server in
+        try await LiveServer.with(transport: .inProcess) { server in
             let lower = try await server.create(body, key: "key")
             let upper = try await server.create(body, key: "KEY")
             let longer = try await server.create(body, key: "key2")
@@ -117,7 +117,7 @@ struct IdempotencyTests {
     @Test("Invalid keys are 400 invalid-header naming Idempotency-Key",
           arguments: ["", String(repeating: "x", count: 256), "two words", "ключ", "tab\there"])
     func invalidKey(key: String) async throws {
-        try await LiveServer.with { server in
+        try await LiveServer.with(transport: .inProcess) { server in
             let response = try await server.create(body, key: key)
             let problem = expectProblem(response, 400, type: "urn:alertd:problem:invalid-header")
             #expect(problem["errors"]?[0]?["header"] == .string("Idempotency-Key"), "\(response.text)")
@@ -127,7 +127,7 @@ struct IdempotencyTests {
 
     @Test("A create refused by the rules does not use up its key")
     func refusedCreateKeepsKeyFree() async throws {
-        try await LiveServer.with { server in
+        try await LiveServer.with(transport: .inProcess) { server in
             let broken = #"{"title":"x","buttons":[{"title":"A","style":"cancel"},{"title":"B","style":"cancel"}]}"#
             expectProblem(try await server.create(broken, key: "fix-and-retry"), 422,
                           type: "urn:alertd:problem:validation-failed")
@@ -137,7 +137,7 @@ struct IdempotencyTests {
 
     @Test("A key expires with its alert's retention: afterwards the key creates a new alert")
     func keyExpiresWithAlert() async throws {
-        try await LiveServer.with({ $0.store.maxResolved = 0 }) { server in
+        try await LiveServer.with(transport: .inProcess, { $0.store.maxResolved = 0 }) { server in
             let first = try await server.create(body, key: "short-lived")
             let id = try #require(first.json["id"]?.stringValue)
             #expect(try await server.create(body, key: "short-lived").status == 200, "kept while pending")

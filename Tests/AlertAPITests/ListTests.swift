@@ -8,7 +8,7 @@ import JSON
 struct ListTests {
     @Test("Default: pending only, oldest first, in the contract's shape")
     func defaultPendingOldestFirst() async throws {
-        try await LiveServer.with { server in
+        try await LiveServer.with(transport: .inProcess) { server in
             let a = try await server.create(#"{"message":"a"}"#)
             let b = try await server.create(#"{"message":"b"}"#)
             let c = try await server.create(#"{"message":"c"}"#)
@@ -27,7 +27,7 @@ struct ListTests {
 
     @Test("state=pending|resolved|all")
     func stateFilter() async throws {
-        try await LiveServer.with { server in
+        try await LiveServer.with(transport: .inProcess) { server in
             let a = try await server.create(#"{"message":"a"}"#)
             let b = try await server.create(#"{"message":"b"}"#)
             let c = try await server.create(#"{"message":"c"}"#)
@@ -45,7 +45,7 @@ struct ListTests {
 
     @Test("presenter= filters by presenter")
     func presenterFilter() async throws {
-        try await LiveServer.with { server in
+        try await LiveServer.with(transport: .inProcess) { server in
             let r1 = try await server.create(#"{"message":"r1"}"#)
             let p1 = try await server.create(#"{"message":"p1","presenter":"photos"}"#)
             let r2 = try await server.create(#"{"message":"r2","presenter":"root"}"#)
@@ -64,7 +64,7 @@ struct ListTests {
 
     @Test("limit= caps the page, keeping the oldest")
     func limit() async throws {
-        try await LiveServer.with { server in
+        try await LiveServer.with(transport: .inProcess) { server in
             var ids: [String] = []
             for number in 0..<5 { ids.append(try await server.create(#"{"message":"\#(number)"}"#)) }
             #expect(try await server.listIDs("limit=2") == Array(ids.prefix(2)))
@@ -76,7 +76,7 @@ struct ListTests {
 
     @Test("Secure values are null in lists but shown by GET by id")
     func secureValuesRedacted() async throws {
-        try await LiveServer.with { server in
+        try await LiveServer.with(transport: .inProcess) { server in
             let id = try await server.create("""
                 {"title":"Login","buttons":["Cancel","Log in"],
                  "fields":[{"text":"alice"},{"text":"hunter2","secure":true}]}
@@ -107,7 +107,7 @@ struct ListTests {
 
     @Test("index grows on every create and every resolution, and not on reads")
     func indexGrows() async throws {
-        try await LiveServer.with { server in
+        try await LiveServer.with(transport: .inProcess) { server in
             func index() async throws -> Int64 { try #require(try await server.list()["index"]?.int64Value) }
             let start = try await index()
             let id = try await server.create(#"{"message":"a"}"#)
@@ -134,7 +134,7 @@ struct ListTests {
 
     @Test("Blocking query: index older than the store's answers at once")
     func blockingQueryAnswersAtOnce() async throws {
-        try await LiveServer.with { server in
+        try await LiveServer.with(transport: .inProcess) { server in
             let id = try await server.create(#"{"message":"a"}"#)
             let index = try #require(try await server.list()["index"]?.int64Value)
             let watch = Stopwatch()
@@ -147,7 +147,7 @@ struct ListTests {
 
     @Test("Blocking query: woken by a create at once, not at the end of its wait")
     func blockingQueryWokenByCreate() async throws {
-        try await LiveServer.with { server in
+        try await LiveServer.with(transport: .inProcess) { server in
             let index = try #require(try await server.list()["index"]?.int64Value)
             let query = Task { () throws -> (JSONValue, ContinuousClock.Instant) in
                 let body = try await server.list("index=\(index)&wait=60")
@@ -166,7 +166,7 @@ struct ListTests {
 
     @Test("Blocking query: woken by a resolution")
     func blockingQueryWokenByAnswer() async throws {
-        try await LiveServer.with { server in
+        try await LiveServer.with(transport: .inProcess) { server in
             let id = try await server.create(#"{"message":"a"}"#)
             let index = try #require(try await server.list()["index"]?.int64Value)
             let query = Task { try await server.list("index=\(index)&wait=60&state=resolved") }
@@ -181,7 +181,7 @@ struct ListTests {
 
     @Test("Blocking query with nothing happening answers after wait, unchanged")
     func blockingQueryTimesOut() async throws {
-        try await LiveServer.with { server in
+        try await LiveServer.with(transport: .inProcess) { server in
             let index = try #require(try await server.list()["index"]?.int64Value)
             let watch = Stopwatch()
             let body = try await server.list("index=\(index)&wait=1")
@@ -193,7 +193,7 @@ struct ListTests {
 
     @Test("wait without index answers at once")
     func waitWithoutIndex() async throws {
-        try await LiveServer.with { server in
+        try await LiveServer.with(transport: .inProcess) { server in
             let watch = Stopwatch()
             _ = try await server.list("wait=60")
             #expect(watch.seconds < TestTime.sooner(than: 60), "answered at once, not after the wait")
@@ -208,7 +208,7 @@ struct ListTests {
               ("presenter=bad%20name!", "presenter"),
           ])
     func badParameters(query: String, parameter: String) async throws {
-        try await LiveServer.with { server in
+        try await LiveServer.with(transport: .inProcess) { server in
             let response = try await server.get("/v1/alerts?\(query)")
             expectProblem(response, 400, parameter: parameter, type: "urn:alertd:problem:invalid-parameter")
         }

@@ -31,7 +31,7 @@ struct LoggingTests {
 
     @Test("One JSON line per request: ts, level, msg, requestId, method, route, status, client, durationMs")
     func requestLines() async throws {
-        let alertd = try await AlertdProcess(captureStandardError: true)
+        let alertd = try await AlertdProcess.start()
         let port = alertd.port
         let created = try await send("POST", "/v1/alerts", #"{"title":"log me"}"#,
                                      headers: [("X-Request-Id", "log-create-1")], port: port)
@@ -75,7 +75,7 @@ struct LoggingTests {
 
     @Test("The transport's own answers (414, 431, 400) are logged with the id they carried; libmicrohttpd's are not")
     func transportFailuresLogged() async throws {
-        let alertd = try await AlertdProcess(captureStandardError: true)
+        let alertd = try await AlertdProcess.start()
         let port = alertd.port
         let long = try await send("GET", "/healthz?q=" + String(repeating: "a", count: 5_000), port: port)
         let big = try await send("GET", "/healthz", headers: [("X-Big", String(repeating: "b", count: 5_000)),
@@ -105,7 +105,7 @@ struct LoggingTests {
 
     @Test("Secure values never appear in the log, whatever the request")
     func secureValuesNeverLogged() async throws {
-        let alertd = try await AlertdProcess(captureStandardError: true)
+        let alertd = try await AlertdProcess.start()
         let port = alertd.port
         let secrets = ["hunter2-prefilled", "s3cret-answered", "s3cret-in-a-bad-answer"]
         let created = try await send("POST", "/v1/alerts", """
@@ -132,7 +132,7 @@ struct LoggingTests {
 
     @Test("--access-log off: no request lines")
     func accessLogOff() async throws {
-        let alertd = try await AlertdProcess(arguments: ["--access-log", "off"], captureStandardError: true)
+        let alertd = try await AlertdProcess.start(arguments: ["--access-log", "off"])
         #expect(try await send("GET", "/healthz", port: alertd.port).status == 200)
         #expect(try await send("POST", "/v1/alerts", #"{"title":"quiet"}"#, port: alertd.port).status == 201)
         let (lines, _) = try await stopAndReadLog(alertd)
@@ -143,7 +143,7 @@ struct LoggingTests {
     func webhookFailureLogged() async throws {
         let receiver = try WebhookReceiver(statuses: [503, 200])
         defer { receiver.stop() }
-        let alertd = try await AlertdProcess(arguments: ["--webhook-allow", "loopback"], captureStandardError: true)
+        let alertd = try await AlertdProcess.start(arguments: ["--webhook-allow", "loopback"])
         let port = alertd.port
         let created = try await send("POST", "/v1/alerts", """
             {"title":"hook","fields":[{"secure":true,"text":"webhook-secret-value"}],"callback":"\(receiver.url())"}
@@ -163,7 +163,7 @@ struct LoggingTests {
 
     @Test("Behind a trusted proxy the request line names the client the proxy forwards, handled or refused alike")
     func clientThroughProxy() async throws {
-        let alertd = try await AlertdProcess(arguments: ["--trusted-proxy", "127.0.0.1"], captureStandardError: true)
+        let alertd = try await AlertdProcess.start(arguments: ["--trusted-proxy", "127.0.0.1"])
         let port = alertd.port
         let forwarded = [("X-Forwarded-For", "198.51.100.7")]
         _ = try await send("GET", "/healthz", headers: forwarded + [("X-Request-Id", "log-proxied")], port: port)

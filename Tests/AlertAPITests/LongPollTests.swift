@@ -8,7 +8,7 @@ import Testing
 struct LongPollTests {
     @Test("Poll: 204 with no body while pending, 200 with the Result after")
     func pollPendingThenResolved() async throws {
-        try await LiveServer.with { server in
+        try await LiveServer.with(transport: .inProcess) { server in
             let id = try await server.create(loginAlert)
             let pending = try await server.response(id)
             #expect(pending.status == 204)
@@ -24,7 +24,7 @@ struct LongPollTests {
 
     @Test("wait=0 answers at once")
     func waitZero() async throws {
-        try await LiveServer.with { server in
+        try await LiveServer.with(transport: .inProcess) { server in
             let id = try await server.create(#"{"message":"hi"}"#)
             let watch = Stopwatch()
             #expect(try await server.response(id, wait: 0).status == 204)
@@ -34,7 +34,7 @@ struct LongPollTests {
 
     @Test("wait=2 on an alert nobody answers: 204 after about 2 s")
     func waitTimesOut() async throws {
-        try await LiveServer.with { server in
+        try await LiveServer.with(transport: .inProcess) { server in
             let id = try await server.create(#"{"message":"nobody home"}"#)
             let watch = Stopwatch()
             let response = try await server.response(id, wait: 2)
@@ -48,7 +48,7 @@ struct LongPollTests {
 
     @Test("GET alert with wait=1 on an alert nobody answers: the pending Alert after about 1 s")
     func alertWaitTimesOut() async throws {
-        try await LiveServer.with { server in
+        try await LiveServer.with(transport: .inProcess) { server in
             let id = try await server.create(#"{"message":"nobody home"}"#)
             let watch = Stopwatch()
             let response = try await server.alert(id, wait: 1)
@@ -60,7 +60,7 @@ struct LongPollTests {
 
     @Test("A long-poll started first is woken by the answer at once, not at the end of its wait")
     func longPollWokenByAnswer() async throws {
-        try await LiveServer.with { server in
+        try await LiveServer.with(transport: .inProcess) { server in
             let id = try await server.create(loginAlert)
             let wait = 60
             let poll = Task { () throws -> (WireResponse, ContinuousClock.Instant) in
@@ -82,7 +82,7 @@ struct LongPollTests {
 
     @Test("20 concurrent long-polls on one alert all receive the identical Result")
     func manyWaitersSameResult() async throws {
-        try await LiveServer.with { server in
+        try await LiveServer.with(transport: .inProcess) { server in
             let id = try await server.create(loginAlert)
             let wait = 60
             let polls = Task {
@@ -107,7 +107,7 @@ struct LongPollTests {
 
     @Test("Waiting requests hold no thread: 200 long-polls, and the server still answers at once")
     func waitsHoldNoThread() async throws {
-        try await LiveServer.with { server in
+        try await LiveServer.with(transport: .inProcess) { server in
             let id = try await server.create(#"{"message":"crowd"}"#)
             let wait = 60
             let polls = Task {
@@ -133,7 +133,7 @@ struct LongPollTests {
 
     @Test("A short wait is not held up by a longer wait on the same alert")
     func shortWaitBesideLongWait() async throws {
-        try await LiveServer.with { server in
+        try await LiveServer.with(transport: .inProcess) { server in
             let id = try await server.create(#"{"message":"hi"}"#)
             let long = 60
             let longPoll = Task { try await server.response(id, wait: long) }
@@ -149,7 +149,7 @@ struct LongPollTests {
 
     @Test("Answering another alert does not wake a long-poll")
     func otherAlertDoesNotWake() async throws {
-        try await LiveServer.with { server in
+        try await LiveServer.with(transport: .inProcess) { server in
             let waited = try await server.create(#"{"message":"waited on"}"#)
             let other = try await server.create(#"{"message":"other"}"#)
             let poll = Task { try await server.response(waited, wait: 60) }
@@ -165,7 +165,7 @@ struct LongPollTests {
 
     @Test("HEAD on a pending response is 204, on a resolved one 200 without a body")
     func headResponse() async throws {
-        try await LiveServer.with { server in
+        try await LiveServer.with(transport: .inProcess) { server in
             let id = try await server.create(#"{"message":"hi"}"#)
             #expect(try await server.send("HEAD", "/v1/alerts/\(id)/response").status == 204)
             _ = try await server.answer(id, #"{"buttonIndex":0}"#)
@@ -177,7 +177,7 @@ struct LongPollTests {
 
     @Test("GET /v1/alerts/{id}?wait= returns the resolved Alert when it resolves")
     func alertLongPoll() async throws {
-        try await LiveServer.with { server in
+        try await LiveServer.with(transport: .inProcess) { server in
             let id = try await server.create(loginAlert)
             let wait = 60
             let poll = Task { try await server.alert(id, wait: wait) }
@@ -195,7 +195,7 @@ struct LongPollTests {
 
     @Test("A long-poll is woken by a DELETE with the dismissal")
     func longPollWokenByDelete() async throws {
-        try await LiveServer.with { server in
+        try await LiveServer.with(transport: .inProcess) { server in
             let id = try await server.create(#"{"title":"t","buttons":["Cancel","OK"]}"#)
             let poll = Task { try await server.response(id, wait: 60) }
             await server.waitForWaiters(1)
@@ -209,7 +209,7 @@ struct LongPollTests {
 
     @Test("A resolved alert answers a long-poll at once")
     func resolvedAnswersAtOnce() async throws {
-        try await LiveServer.with { server in
+        try await LiveServer.with(transport: .inProcess) { server in
             let id = try await server.create(#"{"message":"hi"}"#)
             let answer = try await server.answer(id, #"{"buttonIndex":0}"#)
             let watch = Stopwatch()
@@ -227,7 +227,7 @@ struct LongPollTests {
           arguments: ["-1", "301", "abc", "1.5", "", "1e2", "%2B5"],
           ["/v1/alerts/ID/response", "/v1/alerts/ID", "/v1/alerts"])
     func badWait(value: String, target: String) async throws {
-        try await LiveServer.with { server in
+        try await LiveServer.with(transport: .inProcess) { server in
             let id = try await server.create(#"{"message":"hi"}"#)
             let response = try await server.get(target.replacingOccurrences(of: "ID", with: id) + "?wait=\(value)")
             expectProblem(response, 400, parameter: "wait", type: "urn:alertd:problem:invalid-parameter")
@@ -236,7 +236,7 @@ struct LongPollTests {
 
     @Test("wait=300 is allowed (answered at once when the alert has resolved)")
     func waitUpperBound() async throws {
-        try await LiveServer.with { server in
+        try await LiveServer.with(transport: .inProcess) { server in
             let id = try await server.create(#"{"message":"hi"}"#)
             _ = try await server.delete("/v1/alerts/\(id)")
             #expect(try await server.response(id, wait: 300).status == 200)

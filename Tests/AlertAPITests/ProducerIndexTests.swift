@@ -12,7 +12,7 @@ struct ProducerIndexTests {
 
     static func withTokens(_ configure: @escaping (inout AlertdConfiguration) -> Void = { _ in },
                            _ body: (LiveServer) async throws -> Void) async throws {
-        try await LiveServer.with({
+        try await LiveServer.with(transport: .inProcess, {
             $0.tokens = try! AccessTokens(parsing: Tokens.tokens, source: "test")
             configure(&$0)
         }, body)

@@ -77,7 +77,7 @@ struct ResponseSizeTests {
     /// next page stays with alertd, which reads no further request on that connection until it is sent.
     @Test("100 clients that never read 8 lists each: alertd's memory grows by less than 64 MB; past 8 MiB, 429")
     func nonReadingClients() async throws {
-        let process = try await AlertdProcess(arguments: ["--access-log", "off"])
+        let process = try await AlertdProcess.start(arguments: ["--access-log", "off"])
         defer { process.send(SIGKILL) }
         let creates = (0..<1000).map { number in
             RawHTTP.persistentRequest("POST", "/v1/alerts", body: Array(LargestAlert.json(number).utf8))

@@ -16,7 +16,7 @@ struct RoutingTests {
           arguments: ["/", "/nope", "/v1", "/v1/alert", "/v1/alerts/", "/v2/alerts", "/v1/alerts/x/y",
                       "/v1/alerts/x/response/z", "/v1/alerts//response", "/healthz/x", "/openapi.json"])
     func unknownPath(path: String) async throws {
-        try await LiveServer.with { server in
+        try await LiveServer.with(transport: .inProcess) { server in
             let response = try await server.get(path)
             expectProblem(response, 404, type: "about:blank")
         }
@@ -24,14 +24,14 @@ struct RoutingTests {
 
     @Test("Unknown paths are 404 whatever the method", arguments: ["POST", "DELETE", "PUT"])
     func unknownPathAnyMethod(method: String) async throws {
-        try await LiveServer.with { server in
+        try await LiveServer.with(transport: .inProcess) { server in
             expectProblem(try await server.send(method, "/nope", body: "{}"), 404, type: "about:blank")
         }
     }
 
     @Test("PUT /v1/alerts is 405 with Allow: GET, HEAD, POST")
     func putAlertsIs405() async throws {
-        try await LiveServer.with { server in
+        try await LiveServer.with(transport: .inProcess) { server in
             let response = try await server.send("PUT", "/v1/alerts", body: #"{"message":"hi"}"#)
             expectProblem(response, 405, type: "about:blank")
             #expect(response.headers["allow"] == "GET, HEAD, POST")
@@ -50,7 +50,7 @@ struct RoutingTests {
               ("DELETE", "/openapi.yaml", ["GET", "HEAD"]),
           ])
     func wrongMethod(method: String, path: String, allowed: [String]) async throws {
-        try await LiveServer.with { server in
+        try await LiveServer.with(transport: .inProcess) { server in
             let id = try await server.create(#"{"message":"hi"}"#)
             let response = try await server.send(method, path.replacingOccurrences(of: "ID", with: id), body: "{}")
             expectProblem(response, 405, type: "about:blank")
@@ -65,7 +65,7 @@ struct RoutingTests {
 
     @Test("GET /healthz is 200 JSON")
     func health() async throws {
-        try await LiveServer.with { server in
+        try await LiveServer.with(transport: .inProcess) { server in
             let response = try await server.get("/healthz")
             #expect(response.status == 200)
             #expect(response.contentType.hasPrefix("application/json"))
@@ -75,7 +75,7 @@ struct RoutingTests {
 
     @Test("HEAD /healthz is 200 without a body")
     func healthHead() async throws {
-        try await LiveServer.with { server in
+        try await LiveServer.with(transport: .inProcess) { server in
             let response = try await server.send("HEAD", "/healthz")
             #expect(response.status == 200)
             #expect(response.body.isEmpty)
@@ -85,7 +85,7 @@ struct RoutingTests {
     @Test("GET /openapi.yaml serves the repository's openapi.yaml, byte for byte")
     func openAPIServed() async throws {
         let expected = try repositoryOpenAPI()
-        try await LiveServer.with { server in
+        try await LiveServer.with(transport: .inProcess) { server in
             let response = try await server.get("/openapi.yaml")
             #expect(response.status == 200)
             #expect(response.contentType.contains("yaml"), "Content-Type: \(response.contentType)")
@@ -104,7 +104,7 @@ struct RoutingTests {
         ("application/json", "application/yaml"),
     ] as [(String?, String)])
     func openAPINegotiated(accept: String?, expected: String) async throws {
-        try await LiveServer.with { server in
+        try await LiveServer.with(transport: .inProcess) { server in
             let response = try await server.send("GET", "/openapi.yaml", headers: accept.map { [("Accept", $0)] } ?? [])
             #expect(response.status == 200)
             #expect(response.contentType == "\(expected); charset=utf-8", "Accept: \(accept ?? "none")")
@@ -114,7 +114,7 @@ struct RoutingTests {
 
     @Test("A query string does not change the route")
     func queryIgnoredForRouting() async throws {
-        try await LiveServer.with { server in
+        try await LiveServer.with(transport: .inProcess) { server in
             #expect(try await server.get("/healthz?verbose=1").status == 200)
             let id = try await server.create(#"{"message":"hi"}"#)
             #expect(try await server.get("/v1/alerts/\(id)?foo=bar").status == 200)

@@ -203,7 +203,7 @@ struct ShutdownUnderLoadTests {
 
     @Test("SIGTERM under load: no reset, every answered Result reaches its producer or stays readable, exit 0")
     func sigtermUnderLoad() async throws {
-        let alertd = try await AlertdProcess(arguments: ["--access-log", "off"])
+        let alertd = try await AlertdProcess.start(arguments: ["--access-log", "off"])
         let port = alertd.port
         let seen = Box()
         async let workers: Void = withTaskGroup(of: Void.self) { group in

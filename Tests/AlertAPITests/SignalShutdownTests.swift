@@ -12,7 +12,7 @@ struct SignalShutdownTests {
     @Test("SIGTERM answers every long-poll (503 + Retry-After, or its result) and exits 0",
           arguments: [SIGTERM, SIGINT])
     func sigtermAnswersWaiters(signal: Int32) async throws {
-        let alertd = try await AlertdProcess()
+        let alertd = try await AlertdProcess.start()
         let port = alertd.port
         let pending = try #require(try await send("POST", "/v1/alerts", #"{"message":"still pending"}"#, port: port)
             .json["id"]?.stringValue)
@@ -35,7 +35,8 @@ struct SignalShutdownTests {
             return try await group.reduce(into: []) { $0.append($1) }
         }
         async let answeredWaiter = send("GET", "/v1/alerts/\(answered)/response?wait=60", port: port)
-        await alertd.waitForWaiters(waiters.count + 1)
+        let (held, gauge) = await alertd.awaitWaiters(waiters.count + 1)
+        #expect(held, "alertd never held \(waiters.count + 1) waiters: \(gauge.map(String.init) ?? "no answer")")
         let answer = try await send("POST", "/v1/alerts/\(answered)/response", #"{"buttonIndex":0}"#, port: port)
         #expect(answer.status == 200)
         #expect(try await answeredWaiter.status == 200, "the answered alert's waiter gets its result")
@@ -59,7 +60,7 @@ struct SignalShutdownTests {
     @Test("an idle alertd exits 0 promptly on SIGTERM")
     func idleExit() async throws {
         let grace = 60.0
-        let alertd = try await AlertdProcess(arguments: ["--shutdown-grace", "\(Int(grace))"])
+        let alertd = try await AlertdProcess.start(arguments: ["--shutdown-grace", "\(Int(grace))"])
         #expect(try await send("GET", "/healthz", port: alertd.port).status == 200)
         let started = Date()
         alertd.send(SIGTERM)
@@ -69,8 +70,8 @@ struct SignalShutdownTests {
 
     @Test("bad flags exit 64 with a message on stderr")
     func badFlags() async throws {
-        let child = try ChildProcess(AlertdProcess.executable.path, ["--port", "99999"])
-        #expect(await child.wait(timeout: 10) == 64)
+        let child = try await AlertdProcess.run(["--port", "99999"], timeout: 10)
+        #expect(child.status == 64)
         #expect(child.standardError.contains("--port"))
     }
 }

@@ -8,7 +8,7 @@ import Testing
 struct StoreLimitTests {
     @Test("Past --max-pending a create is 429 with Retry-After; resolving one makes room")
     func tooManyPending() async throws {
-        try await LiveServer.with { $0.store.maxPending = 2 } _: { server in
+        try await LiveServer.with(transport: .inProcess) { $0.store.maxPending = 2 } _: { server in
             let first = try await server.create(#"{"message":"1"}"#)
             _ = try await server.create(#"{"message":"2"}"#)
             let refused = try await server.post("/v1/alerts", #"{"message":"3"}"#)
@@ -22,7 +22,7 @@ struct StoreLimitTests {
 
     @Test("Past --max-resolved the oldest resolution is dropped: 404 afterwards, index unchanged")
     func maxResolved() async throws {
-        try await LiveServer.with { $0.store.maxResolved = 2 } _: { server in
+        try await LiveServer.with(transport: .inProcess) { $0.store.maxResolved = 2 } _: { server in
             var ids: [String] = []
             for number in 0..<3 {
                 let id = try await server.create(#"{"message":"\#(number)"}"#)
@@ -39,7 +39,7 @@ struct StoreLimitTests {
 
     @Test("After --retention a resolved alert answers 404, and dropping it does not bump the index")
     func retention() async throws {
-        try await LiveServer.with { $0.store.retention = .milliseconds(500) } _: { server in
+        try await LiveServer.with(transport: .inProcess) { $0.store.retention = .milliseconds(500) } _: { server in
             let id = try await server.create(#"{"message":"short-lived"}"#)
             let result = try await server.answer(id, #"{"buttonIndex":0}"#)
             #expect(try await server.response(id).json == result.json)
@@ -57,7 +57,7 @@ struct StoreLimitTests {
 
     @Test("Pending alerts are never dropped by retention")
     func pendingKept() async throws {
-        try await LiveServer.with { $0.store.retention = .milliseconds(200); $0.store.maxResolved = 0 } _: { server in
+        try await LiveServer.with(transport: .inProcess) { $0.store.retention = .milliseconds(200); $0.store.maxResolved = 0 } _: { server in
             let id = try await server.create(#"{"message":"waiting"}"#)
             let other = try await server.create(#"{"message":"answered"}"#)
             _ = try await server.answer(other, #"{"buttonIndex":0}"#)

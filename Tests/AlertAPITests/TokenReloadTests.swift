@@ -42,7 +42,7 @@ struct TokenReloadTests {
         let file = TokensFile()
         defer { file.remove() }
         try file.write("# producers\nfirst:producer:\(Self.first)\nsecond:producer:\(Self.second)\n")
-        let alertd = try await AlertdProcess(arguments: ["--tokens-file", file.url.path])
+        let alertd = try await AlertdProcess.start(arguments: ["--tokens-file", file.url.path])
         #expect(try await Self.status(Self.first, port: alertd.port) == 200)
         #expect(try await Self.status(Self.third, port: alertd.port) == 401)
         // A long-poll in flight across the reload is answered, not cut off.
@@ -53,7 +53,7 @@ struct TokenReloadTests {
         try file.write("second:producer:\(Self.second)\nthird:producer:\(Self.third)\n")
         alertd.send(SIGHUP)
         try await Self.waitForLog(alertd, "SIGHUP: reloaded the tokens file")
-        #expect(alertd.child.isRunning, "SIGHUP must not end alertd: \(alertd.standardError.suffix(500))")
+        #expect(alertd.isRunning, "SIGHUP must not end alertd: \(alertd.standardError.suffix(500))")
         #expect(try await Self.status(Self.third, port: alertd.port) == 200, "the new token works")
         #expect(try await Self.status(Self.first, port: alertd.port) == 401, "the removed token is refused")
         #expect(try await Self.status(Self.second, port: alertd.port) == 200, "a kept token still works")
@@ -73,12 +73,12 @@ struct TokenReloadTests {
         let file = TokensFile()
         defer { file.remove() }
         try file.write("first:producer:\(Self.first)\n")
-        let alertd = try await AlertdProcess(arguments: ["--tokens-file", file.url.path])
+        let alertd = try await AlertdProcess.start(arguments: ["--tokens-file", file.url.path])
         try file.write(text)
         alertd.send(SIGHUP)
         try await Self.waitForLog(alertd, "SIGHUP: kept the tokens in force")
         #expect(alertd.standardError.contains(reason), "\(alertd.standardError.suffix(1000))")
-        #expect(alertd.child.isRunning)
+        #expect(alertd.isRunning)
         #expect(try await Self.status(Self.first, port: alertd.port) == 200, "the old token still works")
         #expect(try await Self.status(Self.third, port: alertd.port) == 401, "the bad file's token does not")
         #expect(!alertd.standardError.contains(Self.third))
@@ -94,10 +94,10 @@ struct TokenReloadTests {
 
     @Test("without a tokens file, SIGHUP logs that there is nothing to reload and alertd stays open")
     func nothingToReload() async throws {
-        let alertd = try await AlertdProcess()
+        let alertd = try await AlertdProcess.start()
         alertd.send(SIGHUP)
         try await Self.waitForLog(alertd, "SIGHUP: nothing to reload (no tokens file)")
-        #expect(alertd.child.isRunning)
+        #expect(alertd.isRunning)
         let created = try await RawHTTP.exchange(
             RawHTTP.request("POST", "/v1/alerts", body: Array(#"{"message":"still open"}"#.utf8)), port: alertd.port)
         #expect(created.status == 201)
@@ -118,16 +118,16 @@ struct TokenReloadTests {
         }
         var environment = ProcessInfo.processInfo.environment
         environment["ALERTD_TOKENS"] = tokens
-        let child = try ChildProcess(AlertdProcess.executable.path, arguments, environment: environment)
-        #expect(await child.wait(timeout: TestTime.bound(30)) == 64, "\(child.standardOutput)")
+        let child = try await AlertdProcess.run(arguments, environment: environment)
+        #expect(child.status == 64, "\(child.standardOutput)")
         #expect(child.standardError.contains("holds no tokens"), "\(child.standardError)")
         #expect(!child.standardOutput.contains("listening on"))
     }
 
     @Test("--host with a name that does not resolve says so, not that tokens are missing")
     func unresolvableHost() async throws {
-        let child = try ChildProcess(AlertdProcess.executable.path, ["--host", "nonexistent.invalid", "--port", "0"])
-        #expect(await child.wait(timeout: TestTime.bound(30)) == 64)
+        let child = try await AlertdProcess.run(["--host", "nonexistent.invalid", "--port", "0"])
+        #expect(child.status == 64)
         #expect(child.standardError.contains("cannot listen on 'nonexistent.invalid'"), "\(child.standardError)")
         #expect(child.standardError.contains("does not resolve"))
         #expect(!child.standardError.contains("without access tokens"))

@@ -8,7 +8,7 @@ import Testing
 struct ValidationLimitTests {
     @Test("a 60 KB body of unknown members gets a 422 listing 32 and one entry saying how many more")
     func capped() async throws {
-        try await LiveServer.with { server in
+        try await LiveServer.with(transport: .inProcess) { server in
             let members = (0..<6300).map { #""m\#($0)":0"# }.joined(separator: ",")
             let body = "{" + members + "}"
             #expect(body.utf8.count > 60_000 && body.utf8.count < 65_536)
@@ -27,7 +27,7 @@ struct ValidationLimitTests {
 
     @Test("32 problems are all listed; from 33 on, 32 and one entry counting the rest")
     func boundary() async throws {
-        try await LiveServer.with { server in
+        try await LiveServer.with(transport: .inProcess) { server in
             for (count, last) in [(32, "/m31"), (33, "1 more problem not listed"), (34, "2 more problems not listed")] {
                 let body = "{" + (0..<count).map { #""m\#($0)":0"# }.joined(separator: ",") + "}"
                 let errors = try await server.post("/v1/alerts", body).json["errors"]?.arrayValue ?? []

@@ -17,7 +17,7 @@ struct WebhookAbuseTests {
     func manyResolutions() async throws {
         let receivers = try SilentReceivers(addresses: 1, first: 3)
         defer { receivers.stop() }
-        let process = try await AlertdProcess(arguments: ["--access-log", "off", "--webhook-allow", "loopback"])
+        let process = try await AlertdProcess.start(arguments: ["--access-log", "off", "--webhook-allow", "loopback"])
         defer { process.send(SIGKILL) }
         let client = try KeepAliveClient(port: process.port)
         let create = RawHTTP.persistentRequest(
@@ -66,8 +66,8 @@ struct WebhookAbuseTests {
         let receivers = try SilentReceivers(addresses: 40)
         defer { receivers.stop() }
         // With 256 descriptors alertd allows itself 256 / 16 = 16 webhook connections.
-        let process = try await AlertdProcess(arguments: ["--access-log", "off", "--webhook-allow", "loopback"],
-                                            fileLimit: 256)
+        let process = try await AlertdProcess.start(arguments: ["--access-log", "off", "--webhook-allow", "loopback"],
+                                                  fileLimit: 256)
         defer { process.send(SIGKILL) }
         // 16 deliveries per address: enough to take 640 descriptors with a limit per host alone.
         let creates = (0..<640).map { index in
@@ -114,7 +114,7 @@ struct WebhookAbuseTests {
             }
         }
         defer { receiver.stop() }
-        let process = try await AlertdProcess(arguments: ["--access-log", "off", "--webhook-allow", "loopback"])
+        let process = try await AlertdProcess.start(arguments: ["--access-log", "off", "--webhook-allow", "loopback"])
         defer { process.send(SIGKILL) }
         var ids: [String: String] = [:]
         for path in ["/bomb", "/endless", "/trickle"] {

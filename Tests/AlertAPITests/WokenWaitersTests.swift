@@ -38,7 +38,7 @@ struct WokenWaitersTests {
 
     @Test("a long-poll on an unknown id is 404 at once; its status and route are counted when answered")
     func unknownAndCounted() async throws {
-        try await LiveServer.with { server in
+        try await LiveServer.with(transport: .inProcess) { server in
             let watch = Stopwatch()
             let unknown = try await server.get("/v1/alerts/no-such-alert?wait=30")
             _ = expectProblem(unknown, 404, type: "urn:alertd:problem:not-found")
@@ -56,7 +56,7 @@ struct WokenWaitersTests {
 
     @Test("a list long-poll waits for the next change, and answers at once when the index has passed")
     func listWaits() async throws {
-        try await LiveServer.with { server in
+        try await LiveServer.with(transport: .inProcess) { server in
             let first = try await server.get("/v1/alerts")
             let index = try #require(first.headers["x-alertd-index"])
             let poll = Task { try await server.get("/v1/alerts?index=\(index)&wait=60") }

@@ -1,4 +1,5 @@
 import AlertAPI
+import AlertServer
 import AlertClient
 import AlertdTestSupport
 import Foundation

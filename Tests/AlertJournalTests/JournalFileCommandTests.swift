@@ -8,16 +8,6 @@ import Testing
 /// makes a backup a data dir's journal again as a new instance, and both say clearly when they cannot.
 @Suite(.timeLimit(.minutes(1)))
 struct JournalFileCommandTests {
-    /// The built `alertd`, in the folder of the test bundle or one above it.
-    static let alertd: String = {
-        let bundle = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
-        var folder = bundle.deletingLastPathComponent()
-        while folder.path != "/", !FileManager.default.isExecutableFile(atPath: folder.path + "/alertd") {
-            folder.deleteLastPathComponent()
-        }
-        return folder.path + "/alertd"
-    }()
-
     @Test func backsUpAnOpenJournal() async throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
@@ -27,13 +17,13 @@ struct JournalFileCommandTests {
         #expect(await journal.commit([.created(fullAlert(1), event: 1, idempotency: nil)]) == nil)
 
         let file = directory.file("copy.sqlite3")
-        let child = try ChildProcess(Self.alertd, ["backup", "--data-dir", data, file])
-        #expect(await child.wait(timeout: TestTime.bound(20)) == 0)
+        let child = try await AlertdProcess.run(["backup", "--data-dir", data, file])
+        #expect(child.status == 0)
         #expect(child.standardOutput == "alertd: backed up \(data) to \(file)\n")
 
         let restored = directory.file("restored")
-        let restore = try ChildProcess(Self.alertd, ["restore", "--data-dir", restored, file])
-        #expect(await restore.wait(timeout: TestTime.bound(20)) == 0, "\(restore.standardError)")
+        let restore = try await AlertdProcess.run(["restore", "--data-dir", restored, file])
+        #expect(restore.status == 0, "\(restore.standardError)")
         let step = SQLiteJournal.restoreIndexStep
         #expect(restore.standardOutput.contains("1 alerts; a new instance, its change index moved on from 1 to \(1 + step)"),
                 "\(restore.standardOutput)")
@@ -56,20 +46,20 @@ struct JournalFileCommandTests {
         let file = directory.file("copy.sqlite3")
         try SQLiteJournal.backup(directory: data, to: file)
 
-        let inUse = try ChildProcess(Self.alertd, ["restore", "--data-dir", data, file])
-        #expect(await inUse.wait(timeout: TestTime.bound(20)) == 1)
+        let inUse = try await AlertdProcess.run(["restore", "--data-dir", data, file])
+        #expect(inUse.status == 1)
         #expect(inUse.standardError.contains("in use by process \(getpid())"), "\(inUse.standardError)")
         journal.close()
 
-        let inPlace = try ChildProcess(Self.alertd, ["restore", "--data-dir", data, file])
-        #expect(await inPlace.wait(timeout: TestTime.bound(20)) == 1)
+        let inPlace = try await AlertdProcess.run(["restore", "--data-dir", data, file])
+        #expect(inPlace.status == 1)
         #expect(inPlace.standardError.contains("already holds a journal"), "\(inPlace.standardError)")
         #expect(try await image(data).alerts == [fullAlert(1)], "the journal in place is left as it was")
 
         let notABackup = directory.file("not-a-backup")
         try Data("not a database, not at all".utf8).write(to: URL(fileURLWithPath: notABackup))
-        let refused = try ChildProcess(Self.alertd, ["restore", "--data-dir", directory.file("empty"), notABackup])
-        #expect(await refused.wait(timeout: TestTime.bound(20)) == 1)
+        let refused = try await AlertdProcess.run(["restore", "--data-dir", directory.file("empty"), notABackup])
+        #expect(refused.status == 1)
         #expect(refused.standardError.contains("cannot restore \(notABackup)"), "\(refused.standardError)")
         #expect(!FileManager.default.fileExists(atPath: directory.file("empty") + "/alertd.sqlite3"))
     }
@@ -77,12 +67,12 @@ struct JournalFileCommandTests {
     @Test func aDirWithoutAJournalOrAMissingFileIsAnError() async throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
-        let missing = try ChildProcess(Self.alertd, ["backup", "--data-dir", directory.path, directory.file("out")])
-        #expect(await missing.wait(timeout: TestTime.bound(20)) == 1)
+        let missing = try await AlertdProcess.run(["backup", "--data-dir", directory.path, directory.file("out")])
+        #expect(missing.status == 1)
         #expect(missing.standardError.contains("there is no alertd journal in \(directory.path)"))
 
-        let usage = try ChildProcess(Self.alertd, ["backup", "--data-dir", directory.path])
-        #expect(await usage.wait(timeout: TestTime.bound(20)) == 64)
+        let usage = try await AlertdProcess.run(["backup", "--data-dir", directory.path])
+        #expect(usage.status == 64)
         #expect(usage.standardError.contains("usage: alertd backup --data-dir DIR FILE"))
     }
 
@@ -107,7 +97,7 @@ struct JournalFileCommandTests {
         journal.close()
 
         let target = directory.file("target")
-        let restore = try ChildProcess(Self.alertd, ["restore", "--data-dir", target, file])
+        let restore = try ChildProcess(AlertdProcess.executable, ["restore", "--data-dir", target, file])
         let deadline = ContinuousClock.now + .seconds(TestTime.bound(20))
         var copying = false
         while !copying, restore.isRunning, ContinuousClock.now < deadline {
@@ -123,8 +113,8 @@ struct JournalFileCommandTests {
         let error = await openError(target)
         #expect(error?.reason == .incomplete && error?.description.contains("interrupted alertd restore") == true,
                 "\(String(describing: error))")
-        let again = try ChildProcess(Self.alertd, ["restore", "--data-dir", target, file])
-        #expect(await again.wait(timeout: TestTime.bound(60)) == 0, "\(again.standardError)")
+        let again = try await AlertdProcess.run(["restore", "--data-dir", target, file], timeout: TestTime.bound(60))
+        #expect(again.status == 0, "\(again.standardError)")
         #expect(restoring(target).isEmpty)
         #expect(try await image(target).alerts.count == 20000)
     }

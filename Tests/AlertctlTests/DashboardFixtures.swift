@@ -1,4 +1,4 @@
-import AlertAPI
+import AlertServer
 import HTTPTestSupport
 
 /// Alerts and checks shared by the dashboard and demo tests.

@@ -1,4 +1,4 @@
-import AlertAPI
+import AlertServer
 import Foundation
 import HTTPTestSupport
 import Testing

@@ -1,4 +1,5 @@
 import AlertAPI
+import AlertServer
 import AlertdTestSupport
 import Foundation
 import HTTPTestSupport

@@ -1,4 +1,3 @@
-import AlertAPI
 import Foundation
 import HTTPTestSupport
 

@@ -68,7 +68,7 @@ struct ClusterBasicsTests {
         try await withCluster { _, nodes in
             let (a, b, c) = (nodes[0], nodes[1], nodes[2])
             let start = try await a.index()
-            let stream = try EventStream(port: a.port, lastEventID: start)
+            let stream = try SSEClient(port: a.port, headers: [("Last-Event-ID", "\(start)")], lifetime: 120)
             var ids: [String] = []
             for round in 0..<6 {
                 let maker = round.isMultiple(of: 2) ? b : c
@@ -76,24 +76,25 @@ struct ClusterBasicsTests {
             }
             _ = try await c.request("POST", "/v1/alerts/\(ids[0])/response", json: #"{"buttonIndex":1}"#)
             _ = try await b.request("DELETE", "/v1/alerts/\(ids[1])")
-            try await eventually("A streams all 8 events") { stream.events.count >= 8 }
-            let first = stream.events
-            #expect(first.map(\.id) == Array(start + 1 ... start + 8))
-            #expect(first.map(\.kind) == Array(repeating: "created", count: 6) + ["answered", "dismissed"])
-            stream.close()
+            try await eventually("A streams all 8 events") { stream.received.count >= 8 }
+            let first = stream.received
+            #expect(first.compactMap(\.index) == Array(start + 1 ... start + 8))
+            #expect(first.map(\.event) == Array(repeating: "created", count: 6) + ["answered", "dismissed"])
+            stream.disconnect()
 
             // Made while nobody listens; a client resuming on C with the last id it saw misses none of them.
             for round in 0..<3 { _ = try await b.create("later \(round)") }
-            let resumed = try EventStream(port: c.port, lastEventID: first.last!.id)
-            try await eventually("C streams the 3 later events") { resumed.events.count >= 3 }
-            #expect(resumed.events.map(\.id) == Array(start + 9 ... start + 11))
-            resumed.close()
+            let last = try #require(first.last?.index)
+            let resumed = try SSEClient(port: c.port, headers: [("Last-Event-ID", "\(last)")], lifetime: 120)
+            try await eventually("C streams the 3 later events") { resumed.received.count >= 3 }
+            #expect(resumed.received.compactMap(\.index) == Array(start + 9 ... start + 11))
+            resumed.disconnect()
 
             // The same history, read from B: identical events.
-            let replay = try EventStream(port: b.port, lastEventID: start)
-            try await eventually("B replays all 11") { replay.events.count >= 11 }
-            #expect(Array(replay.events.prefix(8)) == first)
-            replay.close()
+            let replay = try SSEClient(port: b.port, headers: [("Last-Event-ID", "\(start)")], lifetime: 120)
+            try await eventually("B replays all 11") { replay.received.count >= 11 }
+            #expect(Array(replay.received.prefix(8)) == first)
+            replay.disconnect()
         }
     }
 
@@ -126,19 +127,19 @@ struct ClusterBasicsTests {
                 let result = try await node.request("GET", "/v1/alerts/\(id)/response?wait=20", timeout: 30)
                 #expect(try result.json()["resolution"]?.stringValue == "expired")
             }
-            let stream = try EventStream(port: nodes[1].port, lastEventID: start)
-            try await eventually("the two events") { stream.events.count >= 2 }
-            #expect(stream.events.map(\.kind) == ["created", "expired"])
+            let stream = try SSEClient(port: nodes[1].port, headers: [("Last-Event-ID", "\(start)")], lifetime: 120)
+            try await eventually("the two events") { stream.received.count >= 2 }
+            #expect(stream.received.map(\.event) == ["created", "expired"])
             // Every instance proposed it; a second expiry would have made a third event by now.
             try await Task.sleep(for: .milliseconds(300))
             #expect(try await nodes[2].index() == start + 2)
-            stream.close()
+            stream.disconnect()
         }
     }
 
     @Test("A callback is delivered once the alert resolves, by one instance, whichever resolved it")
     func callbackDelivered() async throws {
-        let receiver = try CallbackReceiver()
+        let receiver = try WebhookReceiver()
         defer { receiver.stop() }
         try await withCluster(arguments: ["--webhook-allow", "loopback"]) { _, nodes in
             let callback = "http://127.0.0.1:\(receiver.port)/hook"
@@ -147,10 +148,12 @@ struct ClusterBasicsTests {
             #expect(made.status == 201, "\(made)")
             let id = try made.json().string("id")
             _ = try await nodes[1].request("POST", "/v1/alerts/\(id)/response", json: #"{"buttonIndex":1}"#)
-            try await eventually("the receiver got the result") { receiver.bodies.contains { $0.contains(id) } }
+            try await eventually("the receiver got the result") {
+                receiver.answered.map(\.text).contains { $0.contains(id) }
+            }
             // Claimed by one instance: the other two never post it (their next claims run within a second).
             try await Task.sleep(for: .milliseconds(2500))
-            #expect(receiver.bodies.filter { $0.contains(id) }.count == 1)
+            #expect(receiver.answered.map(\.text).filter { $0.contains(id) }.count == 1)
         }
     }
 
@@ -180,9 +183,9 @@ struct ClusterBasicsTests {
             #expect(try await postgres.sql("SELECT count(*) FROM alertd_events") == "2", "both events are there")
             // An instance that reads the events later (a catch-up after a reconnect) gets them too.
             let c = try await ClusterNode(database: postgres.url)
-            let stream = try EventStream(port: c.port, lastEventID: 0)
-            try await eventually("C streams both events") { stream.events.count >= 2 }
-            stream.close()
+            let stream = try SSEClient(port: c.port, headers: [("Last-Event-ID", "0")], lifetime: 120)
+            try await eventually("C streams both events") { stream.received.count >= 2 }
+            stream.disconnect()
             #expect(try await c.request("GET", "/v1/alerts/\(id)/response").json()["values"]?.arrayValue?
                 .compactMap(\.stringValue) == ["alice", "typed-s3cret"])
             await c.stop()
@@ -204,7 +207,7 @@ struct ClusterBasicsTests {
             let id = try created.json().string("id")
             let waiting = Task { try await b.request("GET", "/v1/alerts/\(id)/response?wait=200", timeout: 200) }
             try await eventually("B holds the waiter") { try await b.waiters() == 1 }
-            b.child.send(SIGSTOP)
+            b.send(SIGSTOP)
             let answered = try await a.request("POST", "/v1/alerts/\(id)/response",
                                                json: #"{"buttonIndex":1,"values":["LAGSECRET"]}"#)
             try #require(answered.status == 200, "\(answered)")
@@ -214,7 +217,7 @@ struct ClusterBasicsTests {
             try await eventually("A's prune ran", within: 150) {
                 try await postgres.sql("SELECT count(*) FROM alertd_alerts WHERE id = '\(plain)'") == "0"
             }
-            b.child.send(SIGCONT)
+            b.send(SIGCONT)
             let result = try await waiting.value
             #expect(result.status == 200, "\(result)")
             #expect(try result.json()["values"]?.arrayValue?.compactMap(\.stringValue) == ["LAGSECRET"], "\(result.text)")

@@ -41,7 +41,7 @@ struct ClusterCrashTests {
                 try await eventually("\(node.port) reports ok") {
                     try await node.request("GET", "/healthz").status == 200
                 }
-                let raw = node.child.standardError.split(separator: "\n").filter { !$0.hasPrefix("{") }
+                let raw = node.standardError.split(separator: "\n").filter { !$0.hasPrefix("{") }
                 #expect(raw.isEmpty, "\(node.port) logs one JSON object a line, nothing of libpq's own: \(raw)")
             }
             await fresh.stop()

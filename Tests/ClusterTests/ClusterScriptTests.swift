@@ -75,7 +75,7 @@ struct ClusterScriptTests {
     private func environment(base: Int, directory: String) throws -> [String: String] {
         ProcessInfo.processInfo.environment.merging([
             "CLUSTER_DIR": directory, "CLUSTER_PORT": String(base), "CLUSTER_PG_PORT": String(try freePorts(1)),
-            "ALERTD": ClusterNode.executable,
+            "ALERTD": AlertdProcess.executable,
         ]) { $1 }
     }
 

@@ -12,7 +12,7 @@ struct ClusterWebhookLeaseTests {
 
     @Test("A delivery claimed by an instance SIGKILLed before delivering is delivered by another after the lease")
     func takeoverAfterSIGKILL() async throws {
-        let receiver = try CallbackReceiver()
+        let receiver = try WebhookReceiver()
         defer { receiver.stop() }
         receiver.stalling = true
         let arguments = ["--webhook-lease", String(Self.lease), "--webhook-allow", "loopback"]
@@ -26,23 +26,23 @@ struct ClusterWebhookLeaseTests {
             let id = try made.json().string("id")
             #expect(try await a.request("POST", "/v1/alerts/\(id)/response", json: #"{"buttonIndex":1}"#).status == 200)
             try await eventually("A claimed the delivery and is making it (the receiver holds it unanswered)") {
-                receiver.stalledBodies.contains { $0.contains(id) }
+                receiver.held.map(\.text).contains { $0.contains(id) }
             }
             let b = try await ClusterNode(database: postgres.url, arguments: arguments)
             await a.kill()
             receiver.stalling = false
             do {
                 try await eventually("B delivered it once A's lease ran out", within: Double(Self.lease) + 15) {
-                    receiver.bodies.contains { $0.contains(id) }
+                    receiver.answered.map(\.text).contains { $0.contains(id) }
                 }
-                let delivered = try JSONParser.parse(Array(receiver.bodies.first { $0.contains(id) }!.utf8))
+                let delivered = try JSONParser.parse(receiver.answered.first { $0.text.contains(id) }!.body)
                 #expect(delivered.objectValue?["result"]?.objectValue?["buttonIndex"]?.int64Value == 1)
                 // B's webhook member says so; and it does not deliver twice (its claim holds for the lease now).
                 try await eventually("B shows the delivery done") {
                     try await b.request("GET", "/v1/alerts/\(id)").json()["webhook"]?.objectValue?["state"]?
                         .stringValue == "delivered"
                 }
-                #expect(receiver.bodies.filter { $0.contains(id) }.count == 1)
+                #expect(receiver.answered.map(\.text).filter { $0.contains(id) }.count == 1)
             } catch {
                 await b.kill()
                 throw error

@@ -14,7 +14,7 @@ struct EventLongPollResumeTests {
     func resumeMissesNothing() async throws {
         let scratch = try ScratchDirectory()
         defer { scratch.remove() }
-        let server = DurableAlertd(dataDirectory: scratch.appending("data"), arguments: ["--access-log", "off"])
+        let server = AlertdProcess(dataDirectory: scratch.appending("data"), arguments: ["--access-log", "off"])
         try await server.start()
         let writers = (0..<4).map { _ in
             Task {

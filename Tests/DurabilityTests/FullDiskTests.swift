@@ -15,11 +15,11 @@ struct FullDiskTests {
         defer { scratch.remove() }
         let directory = scratch.appending("data")
         // The pages a new journal takes, read from one alertd made and stopped; the cap leaves room for a few alerts.
-        let fresh = DurableAlertd(dataDirectory: directory, arguments: ["--access-log", "off"])
+        let fresh = AlertdProcess(dataDirectory: directory, arguments: ["--access-log", "off"])
         try await fresh.start()
         await fresh.stop()
         let pages = try await Self.pageCount(directory + "/alertd.sqlite3")
-        let capped = DurableAlertd(dataDirectory: directory, arguments: ["--access-log", "off"],
+        let capped = AlertdProcess(dataDirectory: directory, arguments: ["--access-log", "off"],
                                    environment: ["ALERTD_SQLITE_MAX_PAGE_COUNT": String(pages + 4)])
         try await capped.start()
 
@@ -63,7 +63,7 @@ struct FullDiskTests {
         await capped.stop()
 
         // With room again: every acknowledged alert is there, pending (the refused answer changed nothing).
-        let roomy = DurableAlertd(dataDirectory: directory, arguments: ["--access-log", "off"])
+        let roomy = AlertdProcess(dataDirectory: directory, arguments: ["--access-log", "off"])
         try await roomy.start()
         for alert in created {
             let again = try await roomy.send("GET", "/v1/alerts/\(alert["id"]?.stringValue ?? "-")")
@@ -84,11 +84,11 @@ struct FullDiskTests {
         let full = try ChildProcess("/bin/sh", [
             "-c", #"trap '' XFSZ; ulimit -f 1; exec "$0" --host 127.0.0.1 --port 0 --data-dir "$1""#,
             BuiltProduct.path("alertd"), directory,
-        ], environment: DurableAlertd.environment(adding: [:]))
+        ], environment: AlertdProcess.environment(adding: [:]))
         let status = await full.wait(timeout: TestTime.bound(30))
         #expect(status != nil && status != 0, "it started without room: \(full.standardError)")
 
-        let roomy = DurableAlertd(dataDirectory: directory, arguments: ["--access-log", "off"])
+        let roomy = AlertdProcess(dataDirectory: directory, arguments: ["--access-log", "off"])
         try await roomy.start()
         let created = try await roomy.send("POST", "/v1/alerts", body: #"{"message":"room now"}"#)
         #expect(created.status == 201, "\(created)")

@@ -10,7 +10,7 @@ struct LongPollRestartTests {
     func alertctlWait() async throws {
         let scratch = try ScratchDirectory()
         defer { scratch.remove() }
-        let server = DurableAlertd(dataDirectory: scratch.appending("data"), arguments: ["--access-log", "off"])
+        let server = AlertdProcess(dataDirectory: scratch.appending("data"), arguments: ["--access-log", "off"])
         try await server.start()
         let created = try await server.send("POST", "/v1/alerts",
                                             body: #"{"title":"Deploy?","buttons":["Cancel","Deploy"]}"#)
@@ -19,7 +19,7 @@ struct LongPollRestartTests {
         let alertctl = BuiltProduct.path("alertctl")
         try #require(FileManager.default.isExecutableFile(atPath: alertctl), "build alertctl first (swift build)")
         let waiting = try ChildProcess(alertctl, ["--url", "http://127.0.0.1:\(server.port)", "wait", id, "--json"],
-                                       environment: DurableAlertd.environment(adding: [:]))
+                                       environment: AlertdProcess.environment(adding: [:]))
         defer { waiting.send(SIGKILL) }
         // alertctl is in its long-poll once alertd counts a waiter.
         try await eventually("alertctl's long-poll to reach alertd", within: 20) {

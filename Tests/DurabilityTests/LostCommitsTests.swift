@@ -18,7 +18,7 @@ struct LostCommitsTests {
         defer { scratch.remove() }
         let directory = scratch.appending("data")
         let log = directory + "/alertd.sqlite3-wal"
-        let server = DurableAlertd(dataDirectory: directory, arguments: ["--access-log", "off"])
+        let server = AlertdProcess(dataDirectory: directory, arguments: ["--access-log", "off"])
         // Creates, then a kill at once, so that the log still holds their commits (it is emptied after 1 s without
         // a write); again if the kill came too late.
         var frames = 0
@@ -44,7 +44,7 @@ struct LostCommitsTests {
         try handle.close()
         let damaged = FileManager.default.contents(atPath: log)
 
-        let refusal = try await AlertdRefusal(dataDirectory: directory)
+        let refusal = try await AlertdProcess.refusal(dataDirectory: directory)
         #expect(refusal.refused, "\(acknowledged) acknowledged creates: \(refusal)")
         #expect(refusal.standardError.contains("were acknowledged") && refusal.standardError.contains("restore"),
                 "the message does not say that acknowledged commits are missing: \(refusal)")
@@ -56,14 +56,14 @@ struct LostCommitsTests {
         let scratch = try ScratchDirectory()
         defer { scratch.remove() }
         let directory = scratch.appending("data")
-        let server = DurableAlertd(dataDirectory: directory, arguments: ["--access-log", "off"])
+        let server = AlertdProcess(dataDirectory: directory, arguments: ["--access-log", "off"])
         try await server.start()
         #expect(try await server.send("POST", "/v1/alerts", body: #"{"message":"kept"}"#).status == 201)
         #expect(await server.stop() == 0)
         let file = directory + "/alertd.sqlite3"
         #expect(truncate(file, 0) == 0)
 
-        let refusal = try await AlertdRefusal(dataDirectory: directory)
+        let refusal = try await AlertdProcess.refusal(dataDirectory: directory)
         #expect(refusal.refused, "\(refusal)")
         #expect(refusal.standardError.contains(file) && refusal.standardError.contains("empty")
                     && refusal.standardError.contains("alertd restore"), "\(refusal)")

@@ -13,7 +13,7 @@ struct ReplacedJournalTests {
         let scratch = try ScratchDirectory()
         defer { scratch.remove() }
         let directory = scratch.appending("data")
-        let server = DurableAlertd(dataDirectory: directory, arguments: ["--access-log", "off"])
+        let server = AlertdProcess(dataDirectory: directory, arguments: ["--access-log", "off"])
         try await server.start()
         var created: [JSONValue] = []
         for number in 1...3 {
@@ -27,8 +27,8 @@ struct ReplacedJournalTests {
         #expect(symlink(directory, viaLink) == 0)
         for target in [directory + "/alertd.sqlite3", directory + "/copy.sqlite3", linked,
                        viaLink + "/alertd.sqlite3", directory + "/../data/alertd.sqlite3"] {
-            let backup = try ChildProcess(BuiltProduct.path("alertd"), ["backup", "--data-dir", directory, target])
-            #expect(await backup.wait(timeout: TestTime.bound(20)) == 1, "\(target): \(backup.standardError)")
+            let backup = try await AlertdProcess.run(["backup", "--data-dir", directory, target])
+            #expect(backup.status == 1, "\(target): \(backup.standardError)")
             #expect(backup.standardError.contains(target) && backup.standardError.contains("elsewhere"),
                     "\(target): \(backup.standardError)")
         }
@@ -51,7 +51,7 @@ struct ReplacedJournalTests {
         let scratch = try ScratchDirectory()
         defer { scratch.remove() }
         let directory = scratch.appending("data")
-        let server = DurableAlertd(dataDirectory: directory, arguments: ["--access-log", "off"])
+        let server = AlertdProcess(dataDirectory: directory, arguments: ["--access-log", "off"])
         try await server.start()
         #expect(try await server.send("POST", "/v1/alerts", body: #"{"message":"kept"}"#).status == 201)
         #expect(unlink(directory + "/alertd.sqlite3-wal") == 0)
@@ -66,7 +66,7 @@ struct ReplacedJournalTests {
         let scratch = try ScratchDirectory()
         defer { scratch.remove() }
         let directory = scratch.appending("data")
-        let server = DurableAlertd(dataDirectory: directory, arguments: ["--access-log", "off"])
+        let server = AlertdProcess(dataDirectory: directory, arguments: ["--access-log", "off"])
         try await server.start()
         let kept = try await server.send("POST", "/v1/alerts", body: #"{"message":"kept"}"#)
         try #require(kept.status == 201, "\(kept)")

@@ -13,14 +13,13 @@ struct RestoreTests {
         defer { scratch.remove() }
         let data = scratch.appending("data")
         let backup = scratch.appending("backup.sqlite3")
-        let alertd = BuiltProduct.path("alertd")
 
-        let old = DurableAlertd(dataDirectory: data, arguments: ["--access-log", "off"])
+        let old = AlertdProcess(dataDirectory: data, arguments: ["--access-log", "off"])
         try await old.start()
         let kept = try await old.send("POST", "/v1/alerts", body: #"{"title":"before the backup"}"#)
         try #require(kept.status == 201, "\(kept)")
-        let copy = try ChildProcess(alertd, ["backup", "--data-dir", data, backup])
-        #expect(await copy.wait(timeout: TestTime.bound(20)) == 0, "\(copy.standardError)")
+        let copy = try await AlertdProcess.run(["backup", "--data-dir", data, backup])
+        #expect(copy.status == 0, "\(copy.standardError)")
         let lost = try await old.send("POST", "/v1/alerts", body: #"{"title":"after the backup"}"#)
         try #require(lost.status == 201, "\(lost)")
         let seen = try await old.send("GET", "/v1/events?since=0&wait=0")
@@ -30,9 +29,9 @@ struct RestoreTests {
         await old.stop()
 
         let restoredData = scratch.appending("restored")
-        let restore = try ChildProcess(alertd, ["restore", "--data-dir", restoredData, backup])
-        #expect(await restore.wait(timeout: TestTime.bound(20)) == 0, "\(restore.standardError)")
-        let restored = DurableAlertd(dataDirectory: restoredData, arguments: ["--access-log", "off"])
+        let restore = try await AlertdProcess.run(["restore", "--data-dir", restoredData, backup])
+        #expect(restore.status == 0, "\(restore.standardError)")
+        let restored = AlertdProcess(dataDirectory: restoredData, arguments: ["--access-log", "off"])
         try await restored.start()
 
         let keptID = try #require(kept.json["id"]?.stringValue)
@@ -65,16 +64,15 @@ struct RestoreTests {
         defer { scratch.remove() }
         let data = scratch.appending("data")
         let backup = scratch.appending("backup.sqlite3")
-        let alertd = BuiltProduct.path("alertd")
         let tokens = ["ALERTD_TOKENS": "ci:producer:ci-token-0123456789abcdef"]
         let producer = [("Authorization", "Bearer ci-token-0123456789abcdef")]
 
-        let old = DurableAlertd(dataDirectory: data, arguments: ["--access-log", "off"], environment: tokens)
+        let old = AlertdProcess(dataDirectory: data, arguments: ["--access-log", "off"], environment: tokens)
         try await old.start()
         try #require(try await old.send("POST", "/v1/alerts", body: #"{"title":"kept"}"#, headers: producer)
             .status == 201)
-        let copy = try ChildProcess(alertd, ["backup", "--data-dir", data, backup])
-        #expect(await copy.wait(timeout: TestTime.bound(20)) == 0, "\(copy.standardError)")
+        let copy = try await AlertdProcess.run(["backup", "--data-dir", data, backup])
+        #expect(copy.status == 0, "\(copy.standardError)")
         try #require(try await old.send("POST", "/v1/alerts", body: #"{"title":"lost"}"#, headers: producer)
             .status == 201)
         let seen = try await old.send("GET", "/v1/events?since=0&wait=0", headers: producer)
@@ -83,9 +81,9 @@ struct RestoreTests {
         await old.stop()
 
         let restoredData = scratch.appending("restored")
-        let restore = try ChildProcess(alertd, ["restore", "--data-dir", restoredData, backup])
-        #expect(await restore.wait(timeout: TestTime.bound(20)) == 0, "\(restore.standardError)")
-        let restored = DurableAlertd(dataDirectory: restoredData, arguments: ["--access-log", "off"],
+        let restore = try await AlertdProcess.run(["restore", "--data-dir", restoredData, backup])
+        #expect(restore.status == 0, "\(restore.standardError)")
+        let restored = AlertdProcess(dataDirectory: restoredData, arguments: ["--access-log", "off"],
                                      environment: tokens)
         try await restored.start()
         try #require(try await restored.send("POST", "/v1/alerts", body: #"{"title":"new"}"#, headers: producer)

@@ -13,7 +13,7 @@ struct SecureDeleteTests {
         defer { scratch.remove() }
         let directory = scratch.appending("data")
         // A short event history, so that the answer's event (which shows the alert) leaves it after a few more.
-        let server = DurableAlertd(dataDirectory: directory,
+        let server = AlertdProcess(dataDirectory: directory,
                                    arguments: ["--access-log", "off", "--retention", "0", "--event-history", "8"])
         try await server.start()
         let secret = "sekrit-\(UUID().uuidString)"
@@ -31,8 +31,8 @@ struct SecureDeleteTests {
             try await server.send("GET", "/v1/alerts/\(id)").status == 404
         }
         let backup = scratch.appending("backup.sqlite3")
-        let copy = try ChildProcess(BuiltProduct.path("alertd"), ["backup", "--data-dir", directory, backup])
-        #expect(await copy.wait(timeout: TestTime.bound(20)) == 0, "\(copy.standardError)")
+        let copy = try await AlertdProcess.run(["backup", "--data-dir", directory, backup])
+        #expect(copy.status == 0, "\(copy.standardError)")
         #expect(await server.stop() == 0)
 
         let needle = Data(secret.utf8)
@@ -48,7 +48,7 @@ struct SecureDeleteTests {
         defer { scratch.remove() }
         let directory = scratch.appending("data")
         // The default event history: the answer's events stay in it, and so does the copy of the dropped alert.
-        let server = DurableAlertd(dataDirectory: directory, arguments: ["--access-log", "off", "--retention", "0"])
+        let server = AlertdProcess(dataDirectory: directory, arguments: ["--access-log", "off", "--retention", "0"])
         try await server.start()
         let initial = "initial-\(UUID().uuidString)"
         let secret = "sekrit-\(UUID().uuidString)"

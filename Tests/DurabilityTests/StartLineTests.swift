@@ -7,7 +7,7 @@ import Testing
 struct StartLineTests {
     @Test("without --data-dir alertd says it is memory only")
     func memoryOnly() async throws {
-        let server = DurableAlertd(dataDirectory: nil)
+        let server = AlertdProcess(dataDirectory: nil)
         try await server.start()
         let child = try #require(server.child)
         try await eventually("the line about memory", within: 10) { child.standardOutput.contains("memory only") }
@@ -23,7 +23,7 @@ struct StartLineTests {
         let scratch = try ScratchDirectory()
         defer { scratch.remove() }
         let directory = scratch.appending("data")
-        let server = DurableAlertd(dataDirectory: directory)
+        let server = AlertdProcess(dataDirectory: directory)
         try await server.start()
         let child = try #require(server.child)
         try await eventually("the line about the data dir", within: 10) { child.standardOutput.contains(directory) }

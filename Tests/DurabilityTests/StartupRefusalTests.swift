@@ -15,13 +15,13 @@ struct StartupRefusalTests {
         let scratch = try ScratchDirectory()
         defer { scratch.remove() }
         let directory = scratch.appending("data")
-        let holder = DurableAlertd(dataDirectory: directory, arguments: ["--access-log", "off"])
+        let holder = AlertdProcess(dataDirectory: directory, arguments: ["--access-log", "off"])
         try await holder.start()
         let created = try await holder.send("POST", "/v1/alerts", body: #"{"message":"kept"}"#)
         #expect(created.status == 201, "\(created)")
         let pid = try #require(holder.child?.pid)
 
-        let second = try await AlertdRefusal(dataDirectory: directory)
+        let second = try await AlertdProcess.refusal(dataDirectory: directory)
         #expect(second.refused, "\(second)")
         #expect(second.standardError.contains(String(pid)), "the message does not name process \(pid): \(second)")
         // The holder goes on serving what it has.
@@ -40,7 +40,7 @@ struct StartupRefusalTests {
         let garbage = Data((0..<65536).map { _ in UInt8.random(in: 0...255) })
         try garbage.write(to: URL(fileURLWithPath: file))
 
-        let refusal = try await AlertdRefusal(dataDirectory: directory)
+        let refusal = try await AlertdProcess.refusal(dataDirectory: directory)
         #expect(refusal.refused, "\(refusal)")
         #expect(refusal.standardError.contains(file), "the message does not name \(file): \(refusal)")
         #expect(FileManager.default.contents(atPath: file) == garbage, "alertd changed \(file)")
@@ -54,7 +54,7 @@ struct StartupRefusalTests {
         let scratch = try ScratchDirectory()
         defer { scratch.remove() }
         let directory = scratch.appending("data")
-        let server = DurableAlertd(dataDirectory: directory, arguments: ["--access-log", "off"])
+        let server = AlertdProcess(dataDirectory: directory, arguments: ["--access-log", "off"])
         try await server.start()
         #expect(try await server.send("POST", "/v1/alerts", body: #"{"message":"old"}"#).status == 201)
         #expect(await server.stop() == 0)
@@ -63,7 +63,7 @@ struct StartupRefusalTests {
         #expect(await setVersion.wait(timeout: TestTime.bound(20)) == 0, "sqlite3: \(setVersion.standardError)")
         let before = FileManager.default.contents(atPath: file)
 
-        let refusal = try await AlertdRefusal(dataDirectory: directory)
+        let refusal = try await AlertdProcess.refusal(dataDirectory: directory)
         #expect(refusal.refused, "\(refusal)")
         #expect(refusal.standardError.contains("999") && refusal.standardError.contains("newer"),
                 "the message does not say the schema (999) is newer: \(refusal)")
@@ -78,7 +78,7 @@ struct StartupRefusalTests {
         let file = scratch.appending("file")
         try Data("not a folder\n".utf8).write(to: URL(fileURLWithPath: file))
         for directory in [file + "/data", file] {
-            let refusal = try await AlertdRefusal(dataDirectory: directory)
+            let refusal = try await AlertdProcess.refusal(dataDirectory: directory)
             #expect(refusal.refused, "\(directory): \(refusal)")
             #expect(refusal.standardError.contains(directory), "the message does not name \(directory): \(refusal)")
         }
@@ -102,7 +102,7 @@ struct StartupRefusalTests {
             }
         }
         guard locked else { return }
-        let refusal = try? await AlertdRefusal(dataDirectory: directory)
+        let refusal = try? await AlertdProcess.refusal(dataDirectory: directory)
         // Writable again, so that the scratch folder can be removed.
         if getuid() == 0 {
             _ = await (try ChildProcess("/usr/bin/chattr", ["-i", directory])).wait(timeout: TestTime.bound(10))
@@ -124,7 +124,7 @@ struct StartupRefusalTests {
         let directory = scratch.appending("data")
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         #expect(chmod(directory, 0o777) == 0)
-        let open = try await AlertdRefusal(dataDirectory: directory)
+        let open = try await AlertdProcess.refusal(dataDirectory: directory)
         #expect(open.refused && open.standardError.contains("can be written by others"), "\(open)")
         #expect(!FileManager.default.fileExists(atPath: directory + "/alertd.sqlite3"), "alertd made its journal")
 
@@ -133,7 +133,7 @@ struct StartupRefusalTests {
         let contents = Data("a file the lock's link points to\n".utf8)
         try contents.write(to: URL(fileURLWithPath: victim))
         #expect(symlink(victim, directory + "/alertd.lock") == 0)
-        let linked = try await AlertdRefusal(dataDirectory: directory)
+        let linked = try await AlertdProcess.refusal(dataDirectory: directory)
         #expect(linked.refused && linked.standardError.contains("alertd.lock is a symbolic link"), "\(linked)")
         #expect(FileManager.default.contents(atPath: victim) == contents, "alertd wrote through the link")
     }

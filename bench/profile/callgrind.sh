@@ -38,7 +38,7 @@ echo "== copying the sources to $WORK/src and building (scratch $SCRATCH)"
 mkdir -p "$WORK/src"
 (cd "$ROOT" && tar --exclude=./.build --exclude=./bench -cf - .) | tar -xf - -C "$WORK/src"
 cat >"$WORK/src/Sources/alertd/main.swift" <<'EOF'
-import AlertAPI
+import AlertServer
 import Foundation
 
 // Profiling copy of alertd's main: no async main (valgrind 3.19 crashes on dispatch_main).

@@ -1,49 +1,30 @@
 import CommandLineText
 
-/// A small parser for `command [options] [arguments]`: `--name value`, `--name=value`, short spellings such as
-/// `-b value`, flags, repeatable options, and `--` to end options.
+/// The shared command-line reader (`CommandLineReader`) with alertctl's words for what is wrong: `command [options]
+/// [arguments]`, a non-repeatable option given twice refused.
 struct ArgumentParser: Sendable {
     /// The options the command accepts.
-    let options: [OptionSpec]
+    let options: [CommandLineOption]
 
     /// Parses `arguments` (without the program and command names).
     /// - Throws: `UsageError` for an unknown option, a missing value, or a non-repeatable option given twice.
-    func parse(_ arguments: [String]) throws(UsageError) -> ParsedArguments {
-        var parsed = ParsedArguments()
-        var remaining = arguments[...]
-        while let argument = remaining.popFirst() {
-            if argument == "--" {
-                parsed.positionals += remaining
-                break
-            }
-            guard argument.hasPrefix("-"), argument != "-" else {
-                parsed.positionals.append(argument)
-                continue
-            }
-            var name = argument
-            var inlineValue: String?
-            if argument.hasPrefix("--"), let equals = argument.firstIndex(of: "=") {
-                name = String(argument[..<equals])
-                inlineValue = String(argument[argument.index(after: equals)...])
-            }
-            guard let spec = options.first(where: { $0.names.contains(name) }) else {
-                let known = options.flatMap(\.names).filter { $0.hasPrefix("--") }
-                throw UsageError("unknown option '\(name)'" + CommandLineText.suggestion(for: name, in: known))
-            }
-            if !spec.repeatable, parsed.has(spec.name), spec.value != nil {
-                throw UsageError("\(spec.name) given more than once")
-            }
-            if let placeholder = spec.value {
-                guard let value = inlineValue ?? remaining.popFirst() else {
-                    throw UsageError("\(name) needs a value (\(placeholder))")
-                }
-                parsed.add(spec.name, value)
-            } else {
-                if inlineValue != nil { throw UsageError("\(name) takes no value") }
-                parsed.add(spec.name, "")
+    func parse(_ arguments: [String]) throws(UsageError) -> ParsedCommandLine {
+        var reader = CommandLineReader(arguments, options: options)
+        do {
+            return try reader.parse()
+        } catch {
+            switch error {
+            case .unknownOption(_, let name, let suggestion):
+                throw UsageError("unknown option '\(name)'" + suggestion)
+            case .missingValue(let option, let name):
+                guard case .value(let placeholder) = option.kind else { throw UsageError("\(name) needs a value") }
+                throw UsageError("\(name) needs a value (\(placeholder))")
+            case .unexpectedValue(_, let name):
+                throw UsageError("\(name) takes no value")
+            case .repeated(let option):
+                throw UsageError("\(option.name) given more than once")
             }
         }
-        return parsed
     }
 
     /// Takes `--url URL` / `--url=URL` out of `arguments`, wherever it is, for commands that parse the rest
@@ -69,4 +50,14 @@ struct ArgumentParser: Sendable {
         }
         return (url, rest)
     }
+}
+
+extension CommandLineOption {
+    /// `--url URL`, accepted by every command.
+    static let url = option(
+        "--url", value: "URL", help: "alertd's URL (default: $ALERTD_URL, else http://127.0.0.1:8080)")
+    /// `-h`, `--help`, accepted by every command.
+    static let help = flag("--help", "-h", help: "Show this help")
+    /// `--json`.
+    static let json = flag("--json", help: "Print JSON instead of text")
 }

@@ -1,4 +1,5 @@
 import AlertClient
+import CommandLineText
 
 /// One `alertctl` command: its names, help, options, and how it runs.
 protocol Subcommand {
@@ -13,10 +14,10 @@ protocol Subcommand {
     /// What `--help` says after the usage and before the options.
     static var discussion: String { get }
     /// The options it accepts, besides `--url` and `--help`.
-    static var options: [OptionSpec] { get }
+    static var options: [CommandLineOption] { get }
 
     /// Checks the command line.
-    init(_ arguments: ParsedArguments) throws(UsageError)
+    init(_ arguments: ParsedCommandLine) throws(UsageError)
 
     /// Runs against `client` and returns the exit code.
     func run(_ context: CommandContext) async -> ExitCode

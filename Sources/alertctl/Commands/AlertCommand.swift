@@ -1,4 +1,5 @@
 import AlertClient
+import CommandLineText
 
 /// `alertctl alert TITLE …`: posts an alert; with `--wait`, waits for the answer.
 struct AlertCommand: Subcommand {
@@ -25,7 +26,7 @@ struct AlertCommand: Subcommand {
           if alertctl alert "Deploy to prod?" --button Cancel --button Deploy --destructive Deploy --wait
           then ./deploy.sh; fi
         """
-    static let options: [OptionSpec] = [
+    static let options: [CommandLineOption] = [
         .option("--title", "-t", value: "TEXT", help: "The title (instead of the TITLE argument)"),
         .option("--message", "-m", value: "TEXT", help: "The message"),
         .option("--button", "-b", value: "TITLE", repeatable: true, help: "Add a button (repeat, in order)"),
@@ -49,7 +50,7 @@ struct AlertCommand: Subcommand {
     let wait: Bool
     let json: Bool
 
-    init(_ arguments: ParsedArguments) throws(UsageError) {
+    init(_ arguments: ParsedCommandLine) throws(UsageError) {
         if arguments.positionals.count > 1 {
             throw UsageError("unexpected argument '\(arguments.positionals[1])' (quote a title with spaces)")
         }
@@ -122,7 +123,7 @@ struct AlertCommand: Subcommand {
     }
 
     /// `--field` and `--secure-field`, in the order given on the command line.
-    static func fields(_ arguments: ParsedArguments) -> [FieldInput] {
+    static func fields(_ arguments: ParsedCommandLine) -> [FieldInput] {
         arguments.ordered(["--field", "--secure-field"]).map { name, placeholder in
             FieldInput(placeholder: placeholder, secure: name == "--secure-field")
         }

@@ -1,4 +1,5 @@
 import AlertClient
+import CommandLineText
 
 /// `alertctl answer ID --button TITLE`: answers an alert.
 struct AnswerCommand: Subcommand {
@@ -10,7 +11,7 @@ struct AnswerCommand: Subcommand {
         Prints the Result (the chosen button's title and the values). Exit status 6 when the alert had
         already resolved (the result that won is printed), 5 when there is no such alert.
         """
-    static let options: [OptionSpec] = [
+    static let options: [CommandLineOption] = [
         .option("--button", "-b", value: "TITLE", help: "Choose the button with this title"),
         .option("--index", "-i", value: "N", help: "Choose the button at this index (0 is cancel)"),
         .option("--value", "-v", value: "TEXT", repeatable: true, help: "A field's value (repeat, in order)"),
@@ -23,7 +24,7 @@ struct AnswerCommand: Subcommand {
     let values: [String]?
     let json: Bool
 
-    init(_ arguments: ParsedArguments) throws(UsageError) {
+    init(_ arguments: ParsedCommandLine) throws(UsageError) {
         id = try arguments.positionals("ID")[0]
         button = arguments.value("--button")
         index = try arguments.integer("--index")

@@ -1,4 +1,5 @@
 import AlertClient
+import CommandLineText
 
 /// `alertctl dismiss ID`: withdraws an alert.
 struct DismissCommand: Subcommand {
@@ -9,12 +10,12 @@ struct DismissCommand: Subcommand {
         Prints the Result of the dismissal. Exit status 6 when the alert had already resolved (the result
         that won is printed), 5 when there is no such alert.
         """
-    static let options: [OptionSpec] = [.json]
+    static let options: [CommandLineOption] = [.json]
 
     let id: String
     let json: Bool
 
-    init(_ arguments: ParsedArguments) throws(UsageError) {
+    init(_ arguments: ParsedCommandLine) throws(UsageError) {
         id = try arguments.positionals("ID")[0]
         json = arguments.has("--json")
     }

@@ -1,4 +1,5 @@
 import AlertClient
+import CommandLineText
 
 /// `alertctl get ID`: shows one alert.
 struct GetCommand: Subcommand {
@@ -9,12 +10,12 @@ struct GetCommand: Subcommand {
         The text form masks secure field values; --json prints the alert exactly as alertd sent it to
         you, secure values included.
         """
-    static let options: [OptionSpec] = [.json]
+    static let options: [CommandLineOption] = [.json]
 
     let id: String
     let json: Bool
 
-    init(_ arguments: ParsedArguments) throws(UsageError) {
+    init(_ arguments: ParsedCommandLine) throws(UsageError) {
         id = try arguments.positionals("ID")[0]
         json = arguments.has("--json")
     }

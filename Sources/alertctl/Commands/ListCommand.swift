@@ -1,4 +1,5 @@
 import AlertClient
+import CommandLineText
 import Foundation
 
 /// `alertctl list`: a table of alerts, oldest first.
@@ -12,19 +13,22 @@ struct ListCommand: Subcommand {
         Secure values never appear in lists. Every alert up to --limit is listed, however large: alertctl
         reads each page of alertd's list (a page holds at most 1 MiB) in turn.
         """
-    static let options: [OptionSpec] = [
+    static let options: [CommandLineOption] = [
         .option("--state", "-s", value: "STATE", help: "pending (default), resolved or all"),
         .option("--presenter", "-p", value: "NAME", help: "Only alerts addressed to this presenter"),
-        .option("--limit", "-n", value: "N", help: "At most N alerts (1 to 1000; default 100)"),
+        .option("--limit", "-n", value: "N", help: "At most N alerts (1 to 1000; default \(defaultLimit))"),
         .json,
     ]
+
+    /// How many alerts are listed without `--limit`.
+    static let defaultLimit = 100
 
     let state: String
     let presenter: String?
     let limit: Int?
     let json: Bool
 
-    init(_ arguments: ParsedArguments) throws(UsageError) {
+    init(_ arguments: ParsedCommandLine) throws(UsageError) {
         _ = try arguments.positionals()
         state = arguments.value("--state") ?? "pending"
         guard ["pending", "resolved", "all"].contains(state) else {
@@ -40,7 +44,8 @@ struct ListCommand: Subcommand {
 
     func run(_ context: CommandContext) async -> ExitCode {
         do {
-            let list = try await context.client.listAll(state: state, presenter: presenter, limit: limit ?? 100)
+            let list = try await context.client.listAll(state: state, presenter: presenter,
+                                                        limit: limit ?? Self.defaultLimit)
             if json {
                 Console.json(JSONOutput.list(list))
             } else if list.alerts.isEmpty {

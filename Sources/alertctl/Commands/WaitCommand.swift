@@ -1,4 +1,5 @@
 import AlertClient
+import CommandLineText
 
 /// `alertctl wait ID`: waits for an alert's Result; exits as `alert --wait` does.
 struct WaitCommand: Subcommand {
@@ -11,7 +12,7 @@ struct WaitCommand: Subcommand {
         standard error. Exit status: 0 when a button other than cancel was chosen; 1 when cancel was
         chosen, or it was dismissed or expired; 7 when --timeout passed first (the alert stays pending).
         """
-    static let options: [OptionSpec] = [
+    static let options: [CommandLineOption] = [
         .option("--timeout", value: "DURATION", help: "Stop waiting after this long (exit 7): seconds, or 90s, 5m, 1h"),
         .json,
     ]
@@ -20,7 +21,7 @@ struct WaitCommand: Subcommand {
     let timeout: Double?
     let json: Bool
 
-    init(_ arguments: ParsedArguments) throws(UsageError) {
+    init(_ arguments: ParsedCommandLine) throws(UsageError) {
         id = try arguments.positionals("ID")[0]
         timeout = try arguments.seconds("--timeout")
         json = arguments.has("--json")

@@ -1,4 +1,5 @@
 import AlertClient
+import CommandLineText
 import Foundation
 
 /// `alertctl watch`: a line for every pending alert that appears or resolves, until Ctrl-C.
@@ -13,7 +14,7 @@ struct WatchCommand: Subcommand {
         goes away, says so on standard error and reconnects (exit 3 only if it is unreachable at start).
         Follows the oldest 1000 pending alerts, every page of them (a page holds at most 1 MiB).
         """
-    static let options: [OptionSpec] = [
+    static let options: [CommandLineOption] = [
         .option("--presenter", "-p", value: "NAME", help: "Only alerts addressed to this presenter"),
     ]
 
@@ -22,7 +23,7 @@ struct WatchCommand: Subcommand {
 
     let presenter: String?
 
-    init(_ arguments: ParsedArguments) throws(UsageError) {
+    init(_ arguments: ParsedCommandLine) throws(UsageError) {
         _ = try arguments.positionals()
         presenter = arguments.value("--presenter")
     }

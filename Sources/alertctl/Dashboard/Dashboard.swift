@@ -1,4 +1,5 @@
 import AlertClient
+import CommandLineText
 import Foundation
 
 /// `alertctl dashboard`: the full-screen terminal UI that lists pending alerts and answers them.
@@ -23,11 +24,11 @@ enum Dashboard {
         See docs/DASHBOARD.md.
 
         Options:
-        \(OptionSpec.presenterFilter.helpLine)
-        \(OptionSpec.quiet.helpLine)
-        \(OptionSpec.ascii.helpLine)
-        \(OptionSpec.url.helpLine)
-        \(OptionSpec.help.helpLine)
+        \(CommandLineOption.presenterFilter.helpLine)
+        \(CommandLineOption.quiet.helpLine)
+        \(CommandLineOption.ascii.helpLine)
+        \(CommandLineOption.url.helpLine)
+        \(CommandLineOption.help.helpLine)
         """
 
     /// Runs the dashboard until `q`; returns the exit code.
@@ -35,7 +36,7 @@ enum Dashboard {
     ///   - client: The client for alertd.
     ///   - arguments: The command line after `dashboard` (`--url` already taken out).
     static func run(client: AlertClient, arguments: [String]) async -> Int32 {
-        let parsed: ParsedArguments
+        let parsed: ParsedCommandLine
         do throws(UsageError) {
             parsed = try ArgumentParser(options: [.presenterFilter, .quiet, .ascii, .help]).parse(arguments)
             if let extra = parsed.positionals.first { throw UsageError("unexpected argument '\(extra)'") }
@@ -70,7 +71,7 @@ enum Dashboard {
     }
 }
 
-extension OptionSpec {
+extension CommandLineOption {
     /// `--presenter NAME` for the dashboard: only alerts addressed to NAME.
     static let presenterFilter = option("--presenter", "-p", value: "NAME", help: "Only alerts addressed to NAME")
     /// `--quiet`: no bell when an alert arrives.

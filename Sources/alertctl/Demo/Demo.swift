@@ -1,4 +1,5 @@
 import AlertClient
+import CommandLineText
 
 /// `alertctl demo`: the seeds' sample app in the terminal, its alerts put up through alertd.
 enum Demo {
@@ -15,9 +16,9 @@ enum Demo {
         Keys: 1/2 or arrows + Enter press a button, q quits (withdrawing an alert still waiting).
 
         Options:
-        \(OptionSpec.ascii.helpLine)
-        \(OptionSpec.url.helpLine)
-        \(OptionSpec.help.helpLine)
+        \(CommandLineOption.ascii.helpLine)
+        \(CommandLineOption.url.helpLine)
+        \(CommandLineOption.help.helpLine)
         """
 
     /// Runs the demo until `q`; returns the exit code.
@@ -25,7 +26,7 @@ enum Demo {
     ///   - client: The client for alertd.
     ///   - arguments: The command line after `demo` (`--url` already taken out).
     static func run(client: AlertClient, arguments: [String]) async -> Int32 {
-        let parsed: ParsedArguments
+        let parsed: ParsedCommandLine
         do throws(UsageError) {
             parsed = try ArgumentParser(options: [.ascii, .help]).parse(arguments)
             if let extra = parsed.positionals.first { throw UsageError("unexpected argument '\(extra)'") }

@@ -20,7 +20,7 @@ extension LiveServer {
 
     /// POSTs a body given as bytes, with a correct Content-Length.
     func post(_ target: String, bytes: [UInt8], headers: [(String, String)] = []) async throws -> WireResponse {
-        try await raw(RawHTTP.request("POST", target, headers: headers, body: bytes))
+        try await app.exchange("POST", target, headers: headers, body: bytes)
     }
 
     /// `GET /v1/alerts/{id}/response`, with `?wait=` when given.

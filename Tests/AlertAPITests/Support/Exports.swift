@@ -1,1 +1,2 @@
+@_exported import AlertServer
 @_exported import HTTPTestSupport

@@ -5,17 +5,19 @@ import Foundation
 import Testing
 import JSON
 
-/// A real alertd on an ephemeral port, driven over real HTTP.
+/// A real alertd in the test process: on an ephemeral port, driven over real HTTP (`.http`), or without a server,
+/// its requests routed through `AlertdApp.respond(to:)` (`.inProcess`: no port, for the routes' own behaviour).
+/// The requests below work either way; `port` is 0 in process.
 struct LiveServer {
     let app: AlertdApp
     var port: Int { app.port }
 
-    /// Starts a server on port 0, runs `body` against it, then shuts it down.
+    /// Starts a server (on port 0, or in process), runs `body` against it, then shuts it down.
     static func with(
-        _ configure: (inout AlertdConfiguration) -> Void = { _ in },
+        transport: AlertdApp.Transport = .http, _ configure: (inout AlertdConfiguration) -> Void = { _ in },
         _ body: (LiveServer) async throws -> Void
     ) async throws {
-        try await TestAlertd.with(configure) { app in try await body(LiveServer(app: app)) }
+        try await TestAlertd.with(transport: transport, configure) { app in try await body(LiveServer(app: app)) }
     }
 
     // MARK: requests
@@ -24,9 +26,7 @@ struct LiveServer {
         _ method: String, _ target: String, body: String? = nil, headers: [(String, String)] = [],
         timeout: Double = 30
     ) async throws -> WireResponse {
-        try await RawHTTP.exchange(
-            RawHTTP.request(method, target, headers: headers, body: body.map { Array($0.utf8) }),
-            port: port, timeout: timeout)
+        try await app.exchange(method, target, headers: headers, body: body.map { Array($0.utf8) }, timeout: timeout)
     }
 
     func get(_ target: String, timeout: Double = 30) async throws -> WireResponse {

@@ -1,4 +1,4 @@
-import AlertAPI
+import AlertServer
 import AlertClient
 import AlertdTestSupport
 import Foundation

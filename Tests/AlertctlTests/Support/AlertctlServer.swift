@@ -1,4 +1,4 @@
-import AlertAPI
+import AlertServer
 import AlertdTestSupport
 import Foundation
 import HTTPTestSupport

@@ -3,26 +3,19 @@ import HTTPTestSupport
 import JSON
 import Testing
 
-/// One real `alertd --database URL`, a child process on an ephemeral port.
+/// One real `alertd --database URL` (an `AlertdProcess`) on an ephemeral port, with what the cluster tests ask of it.
 final class ClusterNode: Sendable {
-    let child: ChildProcess
-    let port: Int
+    let process: AlertdProcess
 
-    /// The built `alertd` next to the test bundle.
-    static var executable: String { BuiltProduct.url("alertd").path }
+    /// Its port.
+    var port: Int { process.port }
 
-    /// Starts `alertd --database url` and waits for its "listening on" line.
+    /// What it wrote on standard error so far.
+    var standardError: String { process.standardError }
+
+    /// Starts `alertd --database url` and waits until it serves.
     init(database url: String, arguments: [String] = []) async throws {
-        try #require(FileManager.default.isExecutableFile(atPath: Self.executable), "build alertd first")
-        child = try ChildProcess(Self.executable, ["--host", "127.0.0.1", "--port", "0", "--database", url,
-                                                   "--access-log", "off"] + arguments)
-        let line = await child.firstLine(timeout: TestTime.bound(30)) ?? ""
-        guard let port = line.split(separator: ":").last.flatMap({ Int($0) }), line.contains("listening on") else {
-            child.send(SIGKILL)
-            _ = await child.wait(timeout: 5)
-            throw RawHTTPError(description: "alertd did not start: '\(line)' \(child.standardError)")
-        }
-        self.port = port
+        process = try await AlertdProcess.start(arguments: ["--database", url, "--access-log", "off"] + arguments)
     }
 
     /// Sends a request and reads the whole response.
@@ -55,9 +48,7 @@ final class ClusterNode: Sendable {
 
     /// The value of one sample of `/metrics` (`name` with its labels, as the line starts), or nil when it is absent.
     func metric(_ name: String) async throws -> Double? {
-        let text = try await request("GET", "/metrics").text
-        let line = text.split(separator: "\n").first { $0.hasPrefix(name + " ") }
-        return line.flatMap { Double($0.split(separator: " ").last ?? "") }
+        try await process.metric(name)
     }
 
     /// The change index this instance has applied (`X-Alertd-Index` of a list).
@@ -65,14 +56,17 @@ final class ClusterNode: Sendable {
         UInt64(try await request("GET", "/v1/alerts?limit=1").headers["x-alertd-index"] ?? "") ?? 0
     }
 
+    /// Sends `signal` (SIGSTOP, SIGCONT).
+    func send(_ signal: Int32) {
+        process.send(signal)
+    }
+
     func stop() async {
-        child.send(SIGTERM)
-        _ = await child.wait(timeout: TestTime.bound(15))
+        await process.stop()
     }
 
     func kill() async {
-        child.send(SIGKILL)
-        _ = await child.wait(timeout: TestTime.bound(15))
+        try? await process.kill()
     }
 }
 

@@ -67,19 +67,19 @@ func expectKept(_ producers: [Producer], on nodes: [ClusterNode], since start: U
             #expect(try retried.json().string("id") == entry.id)
         }
     }
-    var histories: [[EventStream.Event]] = []
+    var histories: [[SSEMessage]] = []
     let head = try await nodes[0].index()
     for node in nodes {
-        let stream = try EventStream(port: node.port, lastEventID: start)
+        let stream = try SSEClient(port: node.port, headers: [("Last-Event-ID", "\(start)")], lifetime: 120)
         try await eventually("\(node.port) streams its history") {
-            stream.events.last.map { $0.id >= head } ?? (head == start)
+            stream.received.last.map { ($0.index ?? 0) >= head } ?? (head == start)
         }
-        stream.close()
-        let events = stream.events.filter { $0.id <= head }
-        #expect(events.map(\.id) == Array(start + 1 ..< head + 1), "gap-free on \(node.port)")
+        stream.disconnect()
+        let events = stream.received.filter { ($0.index ?? 0) <= head }
+        #expect(events.compactMap(\.index) == Array(start + 1 ..< head + 1), "gap-free on \(node.port)")
         histories.append(events)
     }
     #expect(histories.allSatisfy { $0 == histories[0] })
-    let created = Set(histories[0].filter { $0.kind == "created" }.map(\.data))
-    #expect(created.count == histories[0].filter { $0.kind == "created" }.count, "no event twice")
+    let created = Set(histories[0].filter { $0.event == "created" }.map(\.data))
+    #expect(created.count == histories[0].filter { $0.event == "created" }.count, "no event twice")
 }

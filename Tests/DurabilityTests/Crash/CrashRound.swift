@@ -27,7 +27,7 @@ struct CrashRound {
         let scratch = try ScratchDirectory()
         defer { scratch.remove() }
         // Nothing dropped by retention or the event history during the round: every entry stays checkable.
-        let server = DurableAlertd(dataDirectory: scratch.appending("data"), arguments: [
+        let server = AlertdProcess(dataDirectory: scratch.appending("data"), arguments: [
             "--access-log", "off", "--max-resolved", "10000000", "--event-history", "1000000",
         ])
         try await server.start()

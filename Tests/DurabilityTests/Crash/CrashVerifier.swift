@@ -16,11 +16,11 @@ final class CrashVerifier: Sendable {
         var events: UInt64 = 0
     }
 
-    private let server: DurableAlertd
+    private let server: AlertdProcess
     private let ledger: CrashLedger
     private let progress = Lock(Progress())
 
-    init(server: DurableAlertd, ledger: CrashLedger) {
+    init(server: AlertdProcess, ledger: CrashLedger) {
         self.server = server
         self.ledger = ledger
     }

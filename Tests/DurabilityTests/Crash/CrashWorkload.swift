@@ -9,11 +9,11 @@ import Locking
 /// winner) received whole. A request cut off by a kill acknowledged nothing; a create with a key is retried until
 /// it is acknowledged, as a producer would.
 final class CrashWorkload: Sendable {
-    private let server: DurableAlertd
+    private let server: AlertdProcess
     private let ledger: CrashLedger
     private let stopped = Lock(false)
 
-    init(server: DurableAlertd, ledger: CrashLedger) {
+    init(server: AlertdProcess, ledger: CrashLedger) {
         self.server = server
         self.ledger = ledger
     }

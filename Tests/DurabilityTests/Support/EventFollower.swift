@@ -88,7 +88,7 @@ final class EventFollower: Sendable {
         guard bytes.withUnsafeBytes({ send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }) == bytes.count else {
             return false
         }
-        var decoder = EventStreamDecoder()
+        var decoder = SSEDecoder()
         var connection = 0
         var buffer = [UInt8](repeating: 0, count: 32 * 1024)
         while !stopped {
@@ -96,20 +96,20 @@ final class EventFollower: Sendable {
             if count < 0, errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR { continue }
             guard count > 0 else { return true }  // closed or reset: alertd went away
             do {
-                for item in try decoder.feed(buffer[..<count]) {
+                for item in try decoder.feed(buffer[..<count]).0 {
                     guard handle(item, cursor: cursor, connection: &connection) else { return true }
                 }
             } catch {
                 trouble("\(name): the stream from Last-Event-ID \(cursor) did not parse: \(error)")
                 return true
             }
-            if decoder.ended { return true }
+            if decoder.finished { return true }
         }
         return true
     }
 
     /// Takes one decoded item; false to hang up. `connection` is set to the stream's number once it opens.
-    private func handle(_ item: EventStreamDecoder.Item, cursor: UInt64, connection: inout Int) -> Bool {
+    private func handle(_ item: SSEItem, cursor: UInt64, connection: inout Int) -> Bool {
         switch item {
         case .head(let response):
             guard response.status == 200 else {
@@ -125,7 +125,10 @@ final class EventFollower: Sendable {
                 return state.connections
             }
             return true
-        case .message(let id, let type, let data):
+        case .comment, .retry, .closed:
+            return true
+        case .message(let message):
+            let (id, type, data) = (message.id, message.event, message.data)
             guard type != "dropped" else { return false }  // too slow a reader (not a durability matter): reconnect
             let expected = lastID + 1
             guard let number = id.flatMap({ UInt64($0) }), number == expected,

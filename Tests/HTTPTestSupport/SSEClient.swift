@@ -1,26 +1,25 @@
-@testable import AlertAPI
 import Foundation
+import JSON
 import Locking
 
 #if canImport(Glibc)
 import Glibc
-import JSON
 #endif
 
 /// One Server-Sent Events message (a block of fields ended by a blank line).
-struct SSEMessage: Sendable, Equatable, CustomStringConvertible {
-    var id: String?
-    var event: String
-    var data: String
+public struct SSEMessage: Sendable, Equatable, CustomStringConvertible {
+    public var id: String?
+    public var event: String
+    public var data: String
 
     /// `id` as a number (alertd's ids are change indexes).
-    var index: UInt64? { id.flatMap { UInt64($0) } }
+    public var index: UInt64? { id.flatMap { UInt64($0) } }
 
-    var description: String { "id=\(id ?? "-") event=\(event) data=\(data.prefix(120))" }
+    public var description: String { "id=\(id ?? "-") event=\(event) data=\(data.prefix(120))" }
 }
 
 /// What an `SSEClient` reads, in order.
-enum SSEItem: Sendable, CustomStringConvertible {
+public enum SSEItem: Sendable, CustomStringConvertible {
     /// The response head (status and lower-cased headers; for a response that is not a
     /// chunked stream, its whole body too).
     case head(WireResponse)
@@ -34,7 +33,7 @@ enum SSEItem: Sendable, CustomStringConvertible {
     /// The last item: why reading stopped.
     case closed(SSEClient.Ending)
 
-    var description: String {
+    public var description: String {
         switch self {
         case .head(let response): "head \(response.status)"
         case .message(let message): "message \(message)"
@@ -50,14 +49,15 @@ enum SSEItem: Sendable, CustomStringConvertible {
 /// It connects to 127.0.0.1, sends one GET, and reads on its own thread (the socket blocks,
 /// and Swift's cooperative pool must stay free for the in-process server). It decodes chunked
 /// transfer encoding and the SSE wire format and delivers what it reads through `items`.
-/// It can stop reading for a while (a slow reader: the server's writes back up) and hang up.
-final class SSEClient: @unchecked Sendable {
+/// It can stop reading for a while (a slow reader: the server's writes back up) and hang up. The one SSE reader of
+/// the tests: `SSEDecoder` is its decoding, for a reader that manages its own connections.
+public final class SSEClient: @unchecked Sendable {
     // `@unchecked Sendable` invariant: `fd` is written in `init` only; the reader thread owns
     // the parse state; `control` (a mutex) holds everything other threads touch; `iterator`
     // is used by one consuming task at a time (the test's).
 
     /// Why reading stopped.
-    enum Ending: Sendable, Equatable {
+    public enum Ending: Sendable, Equatable {
         /// The chunked body ended (the server finished the stream).
         case endOfBody
         /// The server closed the connection.
@@ -75,10 +75,11 @@ final class SSEClient: @unchecked Sendable {
         var stopped = false
         var bytesRead = 0
         var raw: [UInt8] = []
+        var received: [SSEMessage] = []
     }
 
     /// Everything read, in order; iterate it once (or use `next()`).
-    let items: AsyncStream<SSEItem>
+    public let items: AsyncStream<SSEItem>
     private let continuation: AsyncStream<SSEItem>.Continuation
     private var iterator: AsyncStream<SSEItem>.Iterator
     private let control = Lock(Control())
@@ -100,7 +101,7 @@ final class SSEClient: @unchecked Sendable {
     ///   - paused: start without reading anything.
     ///   - idleTimeout: give up (`.timedOut`) after this long without a byte while reading.
     ///   - lifetime: give up after this long in all.
-    init(port: Int, target: String = "/v1/events", headers: [(String, String)] = [], receiveBuffer: Int? = nil,
+    public init(port: Int, target: String = "/v1/events", headers: [(String, String)] = [], receiveBuffer: Int? = nil,
          maxSegment: Int? = nil, paused: Bool = false, idleTimeout: Double = 20, lifetime: Double = 60) throws {
         (items, continuation) = AsyncStream.makeStream(of: SSEItem.self)
         iterator = items.makeAsyncIterator()
@@ -130,17 +131,17 @@ final class SSEClient: @unchecked Sendable {
     // MARK: control
 
     /// Stops reading (the server's writes back up once the kernel buffers fill).
-    func pause() {
+    public func pause() {
         control.withLock { $0.paused = true }
     }
 
     /// Reads again.
-    func resume() {
+    public func resume() {
         control.withLock { $0.paused = false }
     }
 
     /// Hangs up: the reader stops and the connection is shut down.
-    func disconnect() {
+    public func disconnect() {
         // Under the lock: the reader closes `fd` under it too, so this never shuts down a reused descriptor.
         control.withLock { control in
             if !control.stopped { shutdown(fd, Int32(SHUT_RDWR)) }
@@ -149,20 +150,23 @@ final class SSEClient: @unchecked Sendable {
     }
 
     /// Bytes of the body read so far.
-    var bytesRead: Int { control.withLock { $0.bytesRead } }
+    public var bytesRead: Int { control.withLock { $0.bytesRead } }
 
     /// The decoded body (chunk framing removed) read so far, as text.
-    var rawText: String { control.withLock { String(decoding: $0.raw, as: UTF8.self) } }
+    public var rawText: String { control.withLock { String(decoding: $0.raw, as: UTF8.self) } }
+
+    /// The messages read so far, whether consumed or not: for a test that polls rather than iterates.
+    public var received: [SSEMessage] { control.withLock { $0.received } }
 
     // MARK: consuming
 
     /// The next item, or nil after `.closed`.
-    func next() async -> SSEItem? {
+    public func next() async -> SSEItem? {
         await iterator.next()
     }
 
     /// The response head; fails unless it is the first item.
-    func head() async throws -> WireResponse {
+    public func head() async throws -> WireResponse {
         guard case .head(let response)? = await next() else {
             throw RawHTTPError(description: "no response head")
         }
@@ -171,7 +175,7 @@ final class SSEClient: @unchecked Sendable {
 
     /// Reads the head (which must be `200 text/event-stream`) and the `retry:` block the stream
     /// starts with: after this the server has fixed the stream's cursor (the block's id).
-    func expectStreamStart() async throws -> WireResponse {
+    public func expectStreamStart() async throws -> WireResponse {
         let response = try await head()
         guard response.status == 200, response.headers["content-type"]?.hasPrefix("text/event-stream") == true else {
             throw RawHTTPError(description: "not an event stream: \(response)")
@@ -181,7 +185,7 @@ final class SSEClient: @unchecked Sendable {
     }
 
     /// The next message, skipping comments; nil when the stream ends first.
-    func nextMessage() async -> SSEMessage? {
+    public func nextMessage() async -> SSEMessage? {
         while let item = await next() {
             if case .message(let message) = item { return message }
             if case .closed = item { return nil }
@@ -190,14 +194,14 @@ final class SSEClient: @unchecked Sendable {
     }
 
     /// The next `count` messages (fewer if the stream ends first).
-    func messages(_ count: Int) async -> [SSEMessage] {
+    public func messages(_ count: Int) async -> [SSEMessage] {
         var found: [SSEMessage] = []
         while found.count < count, let message = await nextMessage() { found.append(message) }
         return found
     }
 
     /// Messages until one satisfies `last` (included), or the stream ends.
-    func messages(through last: (SSEMessage) -> Bool) async -> [SSEMessage] {
+    public func messages(through last: (SSEMessage) -> Bool) async -> [SSEMessage] {
         var found: [SSEMessage] = []
         while let message = await nextMessage() {
             found.append(message)
@@ -207,7 +211,7 @@ final class SSEClient: @unchecked Sendable {
     }
 
     /// Everything until the stream ends, the ending included.
-    func rest() async -> [SSEItem] {
+    public func rest() async -> [SSEItem] {
         var found: [SSEItem] = []
         while let item = await next() { found.append(item) }
         return found
@@ -216,7 +220,7 @@ final class SSEClient: @unchecked Sendable {
     // MARK: reading (on the reader thread)
 
     private func readLoop() {
-        var reader = Reader()
+        var reader = SSEDecoder()
         var ending = Ending.timedOut
         var lastByte = Date()
         var buffer = [UInt8](repeating: 0, count: 16 * 1024)
@@ -234,9 +238,10 @@ final class SSEClient: @unchecked Sendable {
                 lastByte = Date()
                 do {
                     let (items, body) = try reader.feed(buffer[0..<n])
-                    control.withLock {
-                        $0.bytesRead += body.count
-                        $0.raw += body
+                    control.withLock { control in
+                        control.bytesRead += body.count
+                        control.raw += body
+                        for case .message(let message) in items { control.received.append(message) }
                     }
                     for item in items { continuation.yield(item) }
                     if reader.finished { ending = .endOfBody; break loop }
@@ -270,144 +275,6 @@ final class SSEClient: @unchecked Sendable {
         }
     }
 
-    /// Decodes the response head, chunked framing and SSE fields, incrementally.
-    private struct Reader {
-        var pending: [UInt8] = []
-        var head: WireResponse?
-        var chunked = false
-        var contentLength: Int?
-        /// Bytes left in the current chunk, or nil when a chunk-size line comes next.
-        var chunkLeft: Int?
-        var finished = false
-        // SSE state.
-        var line: [UInt8] = []
-        var lastWasCR = false
-        var id: String?
-        var event: String?
-        var data: [String] = []
-        var retry: Int?
-
-        /// Takes bytes off the wire; returns the items completed and the body bytes decoded.
-        mutating func feed(_ bytes: ArraySlice<UInt8>) throws -> ([SSEItem], [UInt8]) {
-            pending += bytes
-            var items: [SSEItem] = []
-            var body: [UInt8] = []
-            if head == nil {
-                let separator: [UInt8] = [13, 10, 13, 10]
-                guard let end = pending.indices.first(where: { pending[$0...].starts(with: separator) }) else {
-                    return ([], [])
-                }
-                var response = try RawHTTP.parse(Array(pending[..<(end + 4)]))
-                pending.removeFirst(end + 4)
-                chunked = response.headers["transfer-encoding"]?.lowercased().contains("chunked") == true
-                contentLength = response.headers["content-length"].flatMap(Int.init)
-                if !chunked {
-                    // Not a stream (an error, for example): read the whole body, then stop.
-                    guard let length = contentLength else { throw RawHTTPError(description: "no framing: \(response)") }
-                    head = response
-                    if pending.count < length { return ([], []) }
-                    response.body = Array(pending[..<length])
-                    finished = true
-                    return ([.head(response)], response.body)
-                }
-                head = response
-                items.append(.head(response))
-            } else if !chunked {
-                guard var response = head, let length = contentLength, pending.count >= length else { return ([], []) }
-                response.body = Array(pending[..<length])
-                finished = true
-                return ([.head(response)], response.body)
-            }
-            while !finished {
-                if let left = chunkLeft {
-                    if left == 0 {
-                        // The CRLF after a chunk's data.
-                        guard pending.count >= 2 else { break }
-                        guard pending[0] == 13, pending[1] == 10 else { throw RawHTTPError(description: "bad chunk end") }
-                        pending.removeFirst(2)
-                        chunkLeft = nil
-                        continue
-                    }
-                    guard !pending.isEmpty else { break }
-                    let take = min(left, pending.count)
-                    let piece = Array(pending[..<take])
-                    pending.removeFirst(take)
-                    chunkLeft = left - take
-                    body += piece
-                    items += sse(piece)
-                    continue
-                }
-                guard let crlf = pending.indices.first(where: { pending[$0...].starts(with: [13, 10]) }) else { break }
-                let sizeText = String(decoding: pending[..<crlf], as: UTF8.self)
-                    .split(separator: ";").first.map(String.init) ?? ""
-                guard let size = Int(sizeText.trimmingCharacters(in: .whitespaces), radix: 16) else {
-                    throw RawHTTPError(description: "bad chunk size '\(sizeText)'")
-                }
-                pending.removeFirst(crlf + 2)
-                if size == 0 {
-                    finished = true
-                    break
-                }
-                chunkLeft = size
-            }
-            return (items, body)
-        }
-
-        /// Splits body bytes into lines and lines into SSE items.
-        private mutating func sse(_ bytes: [UInt8]) -> [SSEItem] {
-            var items: [SSEItem] = []
-            for byte in bytes {
-                if byte == 10 && lastWasCR {
-                    lastWasCR = false
-                    continue
-                }
-                lastWasCR = byte == 13
-                if byte == 10 || byte == 13 {
-                    if let item = take(String(decoding: line, as: UTF8.self)) { items.append(item) }
-                    line.removeAll(keepingCapacity: true)
-                } else {
-                    line.append(byte)
-                }
-            }
-            return items
-        }
-
-        /// One complete line (https://html.spec.whatwg.org/multipage/server-sent-events.html).
-        private mutating func take(_ line: String) -> SSEItem? {
-            if line.isEmpty {
-                defer { id = nil; event = nil; data = []; retry = nil }
-                // No data: nothing is dispatched (WHATWG), but a retry or an id still counts.
-                if data.isEmpty {
-                    return retry == nil && id == nil ? nil : .retry(retry, id: id)
-                }
-                return .message(SSEMessage(id: id, event: event ?? "message", data: data.joined(separator: "\n")))
-            }
-            if line.hasPrefix(":") {
-                var text = line.dropFirst()
-                if text.hasPrefix(" ") { text = text.dropFirst() }
-                return .comment(String(text))
-            }
-            let name: Substring
-            var value: Substring
-            if let colon = line.firstIndex(of: ":") {
-                name = line[..<colon]
-                value = line[line.index(after: colon)...]
-                if value.hasPrefix(" ") { value = value.dropFirst() }
-            } else {
-                name = line[...]
-                value = ""
-            }
-            switch name {
-            case "id": id = String(value)
-            case "event": event = String(value)
-            case "data": data.append(String(value))
-            case "retry": retry = Int(value)
-            default: break
-            }
-            return nil
-        }
-    }
-
     /// A TCP socket with the options that must be set before connecting.
     private static func socket(receiveBuffer: Int?, maxSegment: Int?) throws -> Int32 {
         let fd = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
@@ -435,9 +302,152 @@ final class SSEClient: @unchecked Sendable {
     }
 }
 
+/// Decodes an HTTP/1.1 response carrying Server-Sent Events, incrementally: the head, chunked framing, then the SSE
+/// fields (https://html.spec.whatwg.org/multipage/server-sent-events.html). A response that is not chunked (an
+/// error) is read whole by its `Content-Length` and ends the decoding (`finished`).
+public struct SSEDecoder: Sendable {
+    private var pending: [UInt8] = []
+    private var head: WireResponse?
+    private var chunked = false
+    private var contentLength: Int?
+    /// Bytes left in the current chunk, or nil when a chunk-size line comes next.
+    private var chunkLeft: Int?
+    /// The body ended (the last chunk, or the whole body of a response that is not a stream).
+    public private(set) var finished = false
+    // SSE state.
+    private var line: [UInt8] = []
+    private var lastWasCR = false
+    private var id: String?
+    private var event: String?
+    private var data: [String] = []
+    private var retry: Int?
+
+    public init() {}
+
+    /// Takes bytes off the wire; returns the items completed and the body bytes decoded.
+    public mutating func feed(_ bytes: ArraySlice<UInt8>) throws -> ([SSEItem], [UInt8]) {
+        pending += bytes
+        var items: [SSEItem] = []
+        var body: [UInt8] = []
+        if head == nil {
+            let separator: [UInt8] = [13, 10, 13, 10]
+            guard let end = pending.indices.first(where: { pending[$0...].starts(with: separator) }) else {
+                return ([], [])
+            }
+            var response = try RawHTTP.parse(Array(pending[..<(end + 4)]))
+            pending.removeFirst(end + 4)
+            chunked = response.headers["transfer-encoding"]?.lowercased().contains("chunked") == true
+            contentLength = response.headers["content-length"].flatMap(Int.init)
+            if !chunked {
+                // Not a stream (an error, for example): read the whole body, then stop.
+                guard let length = contentLength else { throw RawHTTPError(description: "no framing: \(response)") }
+                head = response
+                if pending.count < length { return ([], []) }
+                response.body = Array(pending[..<length])
+                finished = true
+                return ([.head(response)], response.body)
+            }
+            head = response
+            items.append(.head(response))
+        } else if !chunked {
+            guard var response = head, let length = contentLength, pending.count >= length else { return ([], []) }
+            response.body = Array(pending[..<length])
+            finished = true
+            return ([.head(response)], response.body)
+        }
+        while !finished {
+            if let left = chunkLeft {
+                if left == 0 {
+                    // The CRLF after a chunk's data.
+                    guard pending.count >= 2 else { break }
+                    guard pending[0] == 13, pending[1] == 10 else { throw RawHTTPError(description: "bad chunk end") }
+                    pending.removeFirst(2)
+                    chunkLeft = nil
+                    continue
+                }
+                guard !pending.isEmpty else { break }
+                let take = min(left, pending.count)
+                let piece = Array(pending[..<take])
+                pending.removeFirst(take)
+                chunkLeft = left - take
+                body += piece
+                items += sse(piece)
+                continue
+            }
+            guard let crlf = pending.indices.first(where: { pending[$0...].starts(with: [13, 10]) }) else { break }
+            let sizeText = String(decoding: pending[..<crlf], as: UTF8.self)
+                .split(separator: ";").first.map(String.init) ?? ""
+            guard let size = Int(sizeText.trimmingCharacters(in: .whitespaces), radix: 16) else {
+                throw RawHTTPError(description: "bad chunk size '\(sizeText)'")
+            }
+            pending.removeFirst(crlf + 2)
+            if size == 0 {
+                finished = true
+                break
+            }
+            chunkLeft = size
+        }
+        return (items, body)
+    }
+
+    /// Splits body bytes into lines and lines into SSE items.
+    private mutating func sse(_ bytes: [UInt8]) -> [SSEItem] {
+        var items: [SSEItem] = []
+        for byte in bytes {
+            if byte == 10 && lastWasCR {
+                lastWasCR = false
+                continue
+            }
+            lastWasCR = byte == 13
+            if byte == 10 || byte == 13 {
+                if let item = take(String(decoding: line, as: UTF8.self)) { items.append(item) }
+                line.removeAll(keepingCapacity: true)
+            } else {
+                line.append(byte)
+            }
+        }
+        return items
+    }
+
+    /// One complete line (https://html.spec.whatwg.org/multipage/server-sent-events.html).
+    private mutating func take(_ line: String) -> SSEItem? {
+        if line.isEmpty {
+            defer { id = nil; event = nil; data = []; retry = nil }
+            // No data: nothing is dispatched (WHATWG), but a retry or an id still counts.
+            if data.isEmpty {
+                return retry == nil && id == nil ? nil : .retry(retry, id: id)
+            }
+            return .message(SSEMessage(id: id, event: event ?? "message", data: data.joined(separator: "\n")))
+        }
+        if line.hasPrefix(":") {
+            var text = line.dropFirst()
+            if text.hasPrefix(" ") { text = text.dropFirst() }
+            return .comment(String(text))
+        }
+        let name: Substring
+        var value: Substring
+        if let colon = line.firstIndex(of: ":") {
+            name = line[..<colon]
+            value = line[line.index(after: colon)...]
+            if value.hasPrefix(" ") { value = value.dropFirst() }
+        } else {
+            name = line[...]
+            value = ""
+        }
+        switch name {
+        case "id": id = String(value)
+        case "event": event = String(value)
+        case "data": data.append(String(value))
+        case "retry": retry = Int(value)
+        default: break
+        }
+        return nil
+    }
+}
+
 extension SSEMessage {
     /// The `data` parsed as JSON (`.null` when it is not JSON).
-    var json: JSONValue {
+    public var json: JSONValue {
         (try? JSONParser.parse(Array(data.utf8))) ?? .null
     }
 }

@@ -1,40 +1,8 @@
 import CommandLineText
 
-/// A command line after parsing: option values by canonical name, and the positional arguments.
-struct ParsedArguments: Sendable {
-    /// Arguments that are not options, in order.
-    var positionals: [String] = []
-    /// Values by canonical option name; a flag has one empty value per occurrence.
-    var values: [String: [String]] = [:]
-    /// Every option given, in command-line order: canonical name and value.
-    var occurrences: [(name: String, value: String)] = []
-
-    /// Whether the flag or option was given.
-    func has(_ name: String) -> Bool {
-        values[name] != nil
-    }
-
-    /// The value of a non-repeatable option.
-    func value(_ name: String) -> String? {
-        values[name]?.last
-    }
-
-    /// Every value of a repeatable option, in order.
-    func all(_ name: String) -> [String] {
-        values[name] ?? []
-    }
-
-    /// The values of several options, interleaved in command-line order (`--field` and `--secure-field`).
-    func ordered(_ names: Set<String>) -> [(name: String, value: String)] {
-        occurrences.filter { names.contains($0.name) }
-    }
-
-    /// Records one occurrence of an option.
-    mutating func add(_ name: String, _ value: String) {
-        values[name, default: []].append(value)
-        occurrences.append((name, value))
-    }
-
+/// What alertctl's commands read from a parsed command line besides its raw values: numbers, durations, and an
+/// exact number of positionals, each refused with a `UsageError` that says what was expected.
+extension ParsedCommandLine {
     /// The value parsed as an integer type.
     func integer<T: FixedWidthInteger>(_ name: String, as type: T.Type = Int.self) throws(UsageError) -> T? {
         guard let text = value(name) else { return nil }

@@ -1,3 +1,4 @@
+import AlertAPI
 import Foundation
 
 #if canImport(Glibc)

@@ -1,13 +1,36 @@
+import AlertAPI
+import AlertCluster
 import AlertCore
 import AlertJournal
+import Locking
 import MicroHTTP
 
-/// A running alertd: the store behind the HTTP API. `alertd`'s `main` and the tests build
-/// it the same way; tests pass port 0 and read `port` back.
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A running alertd, assembled here and nowhere else: from its configuration, the log sink, the journal (SQLite,
+/// `--data-dir`) or the cluster (PostgreSQL, `--database`), the store on it, the webhook sender, the API's routes and
+/// the HTTP server. `alertd`'s `main` and the tests build it the same way; tests pass port 0 and read `port` back,
+/// or build it without a server (`Transport.inProcess`) and send it requests with `respond(to:)`.
 public final class AlertdApp: Sendable {
+    /// How requests reach the app.
+    public enum Transport: Sendable {
+        /// The HTTP server, on `configuration.http`.
+        case http
+        /// No server and no socket: requests reach the routes through `respond(to:)` alone. For tests of what the
+        /// API answers that are not about the transport.
+        case inProcess
+    }
+
     /// The alert store the API serves.
     public let store: AlertStore
-    private let server: HTTPServer
+    /// How requests reach it.
+    public let transport: Transport
+    /// The routes; `respond(to:)` answers through them in process.
+    private let handler: APIHandler
+    /// The HTTP server; nil in process.
+    private let server: HTTPServer?
     private let configuration: AlertdConfiguration
     private let sink: LogSink?
     /// Held here, not by the relay: the store holds the relay and the sender holds the store.
@@ -20,15 +43,20 @@ public final class AlertdApp: Sendable {
     private let authority: (any StoreAuthorityService)?
 
     /// Starts serving at once.
-    /// - Parameter configuration: address, limits, retention and tokens.
+    /// - Parameter configuration: address, limits, retention, tokens, and where alerts are kept: in memory, in the
+    ///   journal of `dataDirectory`, or in the PostgreSQL of `database`, which decides every change when several
+    ///   instances share it (the store starts from its image and it is started feeding the store).
     /// - Throws: `ConfigurationError` when it would serve open beyond loopback without `insecure`;
     ///   `JournalOpenError` when the data dir cannot be used (held by another alertd, corrupt, newer, unwritable);
-    ///   `HTTPServerError` when the address cannot be bound.
-    /// - Parameter authority: The database that decides every change when several instances share it (`nil`: this
-    ///   instance decides): the store starts from its image and it is started feeding the store.
-    public init(configuration: AlertdConfiguration, authority: (any StoreAuthorityService)? = nil) throws {
+    ///   `ClusterError` when the database cannot be used; `HTTPServerError` when the address cannot be bound.
+    /// - Parameter transport: with a server (alertd), or without (tests of the routes).
+    public init(configuration: AlertdConfiguration, transport: Transport = .http) throws {
         try configuration.checkExposure()
         self.configuration = configuration
+        self.transport = transport
+        let authority = try configuration.database.map {
+            try PostgresCluster(url: $0, configuration: configuration.store, webhookLease: configuration.webhookLease)
+        }
         self.authority = authority
         // The webhook sender needs the store and the store needs the sender; the relay lets the store
         // have its observer before the server takes the first request.
@@ -56,9 +84,6 @@ public final class AlertdApp: Sendable {
         self.log = log
         let tokens = LiveTokens(configuration.tokens)
         self.tokens = tokens
-        let browsers = tokens.isOpen ? BrowserGuard(origins: configuration.allowedOrigins,
-                                                    hosts: configuration.allowedHosts,
-                                                    listenHost: configuration.http.host) : nil
         let metrics = Metrics()
         // Webhook connections get descriptors of their own, which serving leaves free.
         let outbound = WebhookSender.connectionLimit(fileLimit: FileLimit.hard)
@@ -85,20 +110,21 @@ public final class AlertdApp: Sendable {
             clusterGauges = { authority.statistics }
         }
         authority?.start(feeding: store) { relay.forward($0) }
-        let handler = APIHandler(store: store, metrics: metrics, log: log, webhooks: configuration.webhooks,
-                                 keepAlive: configuration.eventKeepAlive, tokens: tokens, browsers: browsers,
-                                 waits: ClientWaits(limit: configuration.waitsPerClient), journalGauges: gauges,
-                                 clusterGauges: clusterGauges)
+        handler = APIHandler(store: store, metrics: metrics, log: log, webhooks: configuration.webhooks,
+                             keepAlive: configuration.eventKeepAlive, tokens: tokens,
+                             allowedOrigins: configuration.allowedOrigins, allowedHosts: configuration.allowedHosts,
+                             listenHost: configuration.http.host, waitsPerClient: configuration.waitsPerClient,
+                             journalGauges: gauges, clusterGauges: clusterGauges)
         var http = configuration.http
         http.reservedDescriptors += outbound
         do {
-            server = try HTTPServer(configuration: http, handler: handler)
+            server = transport == .http ? try HTTPServer(configuration: http, handler: handler) : nil
         } catch {
             journal?.close()
             authority?.stop()
             throw error
         }
-        metrics.observeUnreadBytes { [weak server] in server?.unreadResponseBytes ?? 0 }
+        if let server { metrics.observeUnreadBytes { [weak server] in server?.unreadResponseBytes ?? 0 } }
         // Restored alerts whose timeout passed meanwhile expire now, and deliveries not yet done start again.
         if store.now({ $0.resume() }) == nil { Task { await store.resume() } }
         if configuration.servesOpenBeyondLoopback {
@@ -136,28 +162,71 @@ public final class AlertdApp: Sendable {
         return replaced
     }
 
-    /// The bound port.
-    public var port: Int { server.port }
+    /// The bound port; 0 in process.
+    public var port: Int { server?.port ?? 0 }
 
     /// The base URL clients use, e.g. `http://127.0.0.1:8080`.
     public var url: String {
-        let host = server.host.contains(":") ? "[\(server.host)]" : server.host
-        return "http://\(host):\(port)"
+        let host = server?.host ?? configuration.http.host
+        return "http://\(host.contains(":") ? "[\(host)]" : host):\(port)"
     }
 
     /// The connection limit in force (after fitting the file-descriptor limit).
-    public var connectionLimit: Int { server.connectionLimit }
+    public var connectionLimit: Int { server?.connectionLimit ?? 0 }
+
+    /// Answers `request` through the routes in this process, as the server would have them answer it, without a
+    /// socket (`HTTPHandler.respond(to:)`): what the transport does itself (framing, limits, hang-ups, the
+    /// `Content-Length`) is not part of it.
+    public func respond(to request: HTTPRequest) async -> HTTPResponse {
+        await handler.respond(to: request)
+    }
 
     /// Graceful stop: stop accepting, wake every waiter (503 or its result), let in-flight
     /// requests finish within the configured grace, stop the transport, then end webhook
     /// deliveries still retrying.
     public func shutdown() async {
-        server.beginDraining()
+        server?.beginDraining()
         await store.shutdown()
-        await server.shutdown(grace: configuration.shutdownGrace)
+        await server?.shutdown(grace: configuration.shutdownGrace)
         webhooks.stop()
         authority?.stop()
         journal?.close()
         sink?.flush()
+    }
+}
+
+/// Hands resolved alerts from the store to the webhook sender, which is made after the store.
+///
+/// It holds the sender itself (weakly), not a closure: a function value behind the lock was re-abstracted on every
+/// `withLock` read and written back one thunk deeper, so each forward grew a chain of thunks until the stack
+/// overflowed.
+private final class ResolutionRelay: Sendable {
+    /// A nominal box, so that reading the lock's value copies a reference and nothing else.
+    private struct Target {
+        weak var sender: WebhookSender?
+    }
+
+    private let target = Lock(Target())
+
+    /// Sets where alerts go; the relay does not keep `sender` alive.
+    func connect(_ sender: WebhookSender) {
+        target.withLock { $0.sender = sender }
+    }
+
+    /// Passes one resolved alert on.
+    func forward(_ alert: Alert) {
+        target.withLock { $0.sender }?.deliver(alert)
+    }
+}
+
+/// The process's limit on open file descriptors.
+private enum FileLimit {
+    /// The hard `RLIMIT_NOFILE`, which `HTTPServer` raises the soft one to; `Int.max` when unlimited or unknown.
+    static var hard: Int {
+        var limit = rlimit()
+        guard getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit) == 0, limit.rlim_max != rlim_t.max else {
+            return .max
+        }
+        return Int(limit.rlim_max)
     }
 }

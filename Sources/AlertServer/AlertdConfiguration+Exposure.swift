@@ -1,3 +1,4 @@
+import AlertAPI
 import MicroHTTP
 
 extension AlertdConfiguration {

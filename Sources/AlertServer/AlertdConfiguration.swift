@@ -1,3 +1,4 @@
+import AlertAPI
 import AlertCore
 import MicroHTTP
 

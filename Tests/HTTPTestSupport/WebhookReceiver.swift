@@ -1,35 +1,38 @@
-@testable import AlertAPI
 import Foundation
+import JSON
 import Locking
 
 #if canImport(Glibc)
 import Glibc
-import JSON
 #endif
 
 /// An HTTP receiver for webhook deliveries, for tests: it listens on 127.0.0.1 (an ephemeral
 /// port), answers each request with the next status of a script, and records what it got.
 /// Accepting and reading run on its own thread with blocking sockets. `answer` can make it misbehave
-/// for some requests: never answer, answer with bytes of its own, stream a body forever, or trickle its head.
-final class WebhookReceiver: @unchecked Sendable {
+/// for some requests: never answer, answer with bytes of its own, stream a body forever, or trickle its head; and
+/// `stalling` holds every request unanswered (a delivery in flight that has not arrived). The one webhook receiver of
+/// the tests.
+public final class WebhookReceiver: @unchecked Sendable {
     // `@unchecked Sendable` invariant: `listener` and `port` are set in `init` only; everything
     // else the threads share sits behind `state`.
 
     /// One request as received.
-    struct Request: Sendable {
-        var method: String
-        var target: String
+    public struct Request: Sendable {
+        public var method: String
+        public var target: String
         /// Lower-cased names.
-        var headers: [String: String]
-        var body: [UInt8]
-        var receivedAt: ContinuousClock.Instant
+        public var headers: [String: String]
+        public var body: [UInt8]
+        public var receivedAt: ContinuousClock.Instant
+        /// Whether it was held unanswered (`stalling`, or `Answer.never`).
+        public var held = false
 
-        var text: String { String(decoding: body, as: UTF8.self) }
-        var json: JSONValue { (try? JSONParser.parse(body)) ?? .null }
+        public var text: String { String(decoding: body, as: UTF8.self) }
+        public var json: JSONValue { (try? JSONParser.parse(body)) ?? .null }
     }
 
     /// How a request is answered.
-    enum Answer: Sendable {
+    public enum Answer: Sendable {
         /// With the next status of the script.
         case scripted
         /// Not at all: the connection is held open until the client closes it or the receiver stops.
@@ -46,11 +49,12 @@ final class WebhookReceiver: @unchecked Sendable {
         var statuses: [Int]
         var requests: [Request] = []
         var stopped = false
+        var stalling = false
     }
 
-    let port: Int
+    public let port: Int
     /// The loopback address it listens on.
-    let host: String
+    public let host: String
     private let listener: Int32
     private let state: Lock<State>
     private let responseHeaders: [(String, String)]
@@ -62,7 +66,7 @@ final class WebhookReceiver: @unchecked Sendable {
     ///   - host: a loopback address to listen on (any of 127.0.0.0/8).
     ///   - responseHeaders: extra headers on every answer (a `Location`, say).
     ///   - answer: how each request is answered (by default with the script).
-    init(statuses: [Int] = [200], host: String = "127.0.0.1", responseHeaders: [(String, String)] = [],
+    public init(statuses: [Int] = [200], host: String = "127.0.0.1", responseHeaders: [(String, String)] = [],
          answer: @escaping @Sendable (Request) -> Answer = { _ in .scripted }) throws {
         self.host = host
         self.responseHeaders = responseHeaders
@@ -113,12 +117,12 @@ final class WebhookReceiver: @unchecked Sendable {
     }
 
     /// A URL on this receiver.
-    func url(_ path: String = "/hook") -> String {
+    public func url(_ path: String = "/hook") -> String {
         host.contains(":") ? "http://[\(host)]:\(port)\(path)" : "http://\(host):\(port)\(path)"
     }
 
     /// Stops accepting. Call it when done: the accept thread keeps the receiver alive until then.
-    func stop() {
+    public func stop() {
         state.withLock { state in
             // Wakes the accept loop, which closes the socket.
             if !state.stopped { shutdown(listener, Int32(SHUT_RDWR)) }
@@ -127,12 +131,28 @@ final class WebhookReceiver: @unchecked Sendable {
     }
 
     /// The requests received so far, in order.
-    var requests: [Request] {
+    public var requests: [Request] {
         state.withLock { $0.requests }
     }
 
+    /// The requests received so far and answered (not held), in order.
+    public var answered: [Request] {
+        requests.filter { !$0.held }
+    }
+
+    /// The requests held unanswered so far, in order.
+    public var held: [Request] {
+        requests.filter(\.held)
+    }
+
+    /// Whether every request from now on is held unanswered, whatever `answer` says.
+    public var stalling: Bool {
+        get { state.withLock { $0.stalling } }
+        set { state.withLock { $0.stalling = newValue } }
+    }
+
     /// Waits until at least `count` requests arrived (or `timeout` seconds, stretched by `TestTime`, pass).
-    func waitForRequests(_ count: Int, timeout: Double = 30) async throws -> [Request] {
+    public func waitForRequests(_ count: Int, timeout: Double = 30) async throws -> [Request] {
         _ = await TestTime.until(timeout, every: .milliseconds(20)) { requests.count >= count }
         return requests
     }
@@ -204,8 +224,13 @@ final class WebhookReceiver: @unchecked Sendable {
         }
         let request = Request(method: requestLine.first ?? "", target: requestLine.count > 1 ? requestLine[1] : "",
                               headers: headers, body: body, receivedAt: .now)
-        state.withLock { $0.requests.append(request) }
-        switch answer(request) {
+        let (index, stalling) = state.withLock { state in
+            state.requests.append(request)
+            return (state.requests.count - 1, state.stalling)
+        }
+        let answering = stalling ? .never : answer(request)
+        if case .never = answering { state.withLock { $0.requests[index].held = true } }
+        switch answering {
         case .scripted: break
         case .never:
             holdOpen(fd)
