@@ -9,10 +9,10 @@ import Testing
 struct LibraryVersionTests {
     @Test("The start line and /metrics name the libmicrohttpd alertd loaded, and /metrics alertd's version")
     func named() async throws {
-        let alertd = try await AlertdProcess()
+        let alertd = try await AlertdProcess.start()
         defer { alertd.send(SIGKILL) }
         let line = "alertd: transport: libmicrohttpd 0.9.75\n"
-        #expect(await TestTime.until { alertd.child.standardOutput.contains(line) }, "\(alertd.child.standardOutput)")
+        #expect(await TestTime.until { alertd.standardOutput.contains(line) }, "\(alertd.standardOutput)")
         let response = try await RawHTTP.exchange(RawHTTP.request("GET", "/metrics"), port: alertd.port)
         let metrics = PrometheusText(response.text)
         let info = #"alertd_build_info{version="\#(BuildInfo.version)",revision="\#(BuildInfo.revision)","#
@@ -33,16 +33,14 @@ struct LibraryVersionTests {
         let library = scratch.appendingPathComponent("old.so").path
         let compiler = try ChildProcess("/usr/bin/env", ["cc", "-shared", "-fPIC", "-o", library, source.path])
         try #require(await compiler.wait(timeout: 60) == 0, "cc: \(compiler.standardError)")
-        var environment = ProcessInfo.processInfo.environment
-        environment["LD_PRELOAD"] = library
+        var environment = ["LD_PRELOAD": library]
         // In `make asan`'s build, AddressSanitizer's runtime would otherwise refuse a library loaded before it.
-        environment["ASAN_OPTIONS"] = [environment["ASAN_OPTIONS"], "verify_asan_link_order=0"]
+        environment["ASAN_OPTIONS"] = [ProcessInfo.processInfo.environment["ASAN_OPTIONS"], "verify_asan_link_order=0"]
             .compactMap { $0 }.joined(separator: ":")
-        let child = try ChildProcess(AlertdProcess.executable.path, ["--host", "127.0.0.1", "--port", "0"],
-                                     environment: environment)
-        #expect(await child.wait(timeout: 30) == 1)
-        #expect(!child.standardOutput.contains("listening on"), "\(child.standardOutput)")
-        #expect(child.standardError.contains(
-            "alertd: libmicrohttpd 0.9.72 is loaded, and 0.9.75 or later is needed"), "\(child.standardError)")
+        let outcome = try await AlertdProcess.run(["--host", "127.0.0.1", "--port", "0"], environment: environment)
+        #expect(outcome.status == 1, "\(outcome)")
+        #expect(!outcome.standardOutput.contains("listening on"), "\(outcome.standardOutput)")
+        #expect(outcome.standardError.contains(
+            "alertd: libmicrohttpd 0.9.72 is loaded, and 0.9.75 or later is needed"), "\(outcome.standardError)")
     }
 }
