@@ -66,7 +66,7 @@ DATA_DIR ?= .alertd-data
 run: release
 	.build/release/alertd $(if $(DATA_DIR),--data-dir $(DATA_DIR)) $(ARGS)
 
-# Several instances on one PostgreSQL (README "Run several instances"): a fresh PostgreSQL cluster in
+# Several instances on one PostgreSQL (docs/CLUSTER.md): a fresh PostgreSQL cluster in
 # CLUSTER_DIR (.alertd-cluster, git-ignored), alertd on 8081-8083 and nginx on CLUSTER_PORT (8080), until Ctrl-C.
 cluster: release
 	@scripts/deps.sh cluster
@@ -97,7 +97,7 @@ test: test-deps
 	done
 	@echo "== nginx (deploy/nginx.conf in front of alertd)"
 	scripts/nginx-test.py
-	@echo "== Dockerfile and install steps (hadolint, the steps CI runs, the health check, README install lines, ignore files)"
+	@echo "== Dockerfile and install steps (hadolint, the steps CI runs, the health check, docs/OPERATIONS.md install lines, ignore files)"
 	SWIFT="$(SWIFT)" scripts/docker-check.sh
 	@echo "== systemd unit (deploy/alertd.service: systemd-analyze verify and security, its ExecStart)"
 	scripts/systemd-check.sh

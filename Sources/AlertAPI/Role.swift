@@ -1,4 +1,4 @@
-/// What a bearer token may do. See README's "Security" section for the whole table.
+/// What a bearer token may do. See docs/SECURITY.md, "Bearer tokens with roles", for the whole table.
 public enum Role: String, Sendable, CaseIterable {
     /// Creates alerts, and reads, waits for, lists, follows and dismisses its own, secure values included.
     case producer

@@ -230,6 +230,6 @@ private struct OpeningFile {
         JournalOpenError(
             .corrupt,
             "\(path) is damaged or not an SQLite database (\(reason)); alertd leaves it untouched: restore a backup "
-                + "(README, Durability) or move it away")
+                + "(docs/OPERATIONS.md, Backup and restore) or move it away")
     }
 }

@@ -21,7 +21,7 @@ extension AlertdConfiguration {
         throw ConfigurationError(description: """
             refusing to listen on \(http.host) without access tokens: anyone who can reach it could read every \
             alert, answer it, and see the passwords typed into secure fields. Configure tokens \
-            (--tokens-file FILE or ALERTD_TOKENS; see the README's Security section), listen on a loopback \
+            (--tokens-file FILE or ALERTD_TOKENS; see docs/SECURITY.md), listen on a loopback \
             address (--host 127.0.0.1), or pass --insecure to serve open anyway.
             """)
     }

@@ -2,7 +2,7 @@ import Foundation
 import HTTPTestSupport
 import Testing
 
-/// `make cluster` (scripts/cluster.sh) as the README's "Run several instances" has a newcomer try it: its ports
+/// `make cluster` (scripts/cluster.sh) as docs/CLUSTER.md has a newcomer try it: its ports
 /// checked before it starts, and a failover that can be tried by killing an instance.
 @Suite("Cluster: make cluster", .serialized)
 struct ClusterScriptTests {
