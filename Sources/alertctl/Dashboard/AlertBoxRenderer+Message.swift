@@ -61,10 +61,13 @@ struct MessageLayout: Equatable {
         var mark: [String] = []
         if above > 0 { mark.append("\(glyphs.upArrow) \(above) above") }
         if below > 0 { mark.append("\(glyphs.downArrow) \(below) more line\(below == 1 ? "" : "s")") }
-        mark.append(above > 0 && below > 0 ? "PgUp/PgDn scroll" : above > 0 ? "PgUp scrolls" : "PgDn scrolls")
+        var text = mark.joined(separator: "  ")
+        // The keys when they fit (the hints line names them too).
+        let keys = above > 0 && below > 0 ? "PgUp/PgDn scroll" : above > 0 ? "PgUp scrolls" : "PgDn scrolls"
+        if DisplayWidth.of(text + "  " + keys) <= width { text += "  " + keys }
         lines = Array(body[self.offset..<(self.offset + shown)])
         markIndex = lines.count
-        lines.append(DisplayWidth.prefix(mark.joined(separator: "  "), fitting: width, ellipsis: glyphs.ellipsis))
+        lines.append(DisplayWidth.prefix(text, fitting: width, ellipsis: glyphs.ellipsis))
         lines += tail
     }
 
