@@ -49,6 +49,8 @@ public enum JSONRPC {
         case methodNotFound = -32601
         case invalidParams = -32602
         case internalError = -32603
+        /// MCP 2026-07-28: the request's `_meta` names a protocol version the server does not speak.
+        case unsupportedProtocolVersion = -32022
     }
 
     /// A JSON-RPC error object, and the id it answers (`nil` is written as `null`: the request's id was unreadable).

@@ -9,7 +9,7 @@ struct MCPCommand: Subcommand {
     static let summary = "An MCP server on stdio, for agents to ask people through alertd (ask, approve and more)."
     static let usage = "alertctl mcp [--reveal-secure] [--progress-interval DURATION] [--approval-timeout DURATION]"
     static let discussion = """
-        An MCP server (revisions 2025-06-18 and 2025-11-25) on standard input and output, one JSON-RPC message a
+        An MCP server (revisions 2025-06-18, 2025-11-25, 2026-07-28) on standard input and output, one message a
         line; logs go to standard error. Its tools: ask, create, wait, get, dismiss, list, and approve (Claude
         Code's permission prompt tool). It talks to alertd as every command does (ALERTD_URL or --url,
         ALERTD_TOKEN or ALERTD_TOKEN_FILE). A waiting call sends a progress notification every interval when
