@@ -88,7 +88,9 @@ public enum JSONRPC {
     ///   when it could be read.
     public static func parse(_ bytes: some Collection<UInt8>) throws(Failure) -> Message {
         guard bytes.count <= maxMessageBytes else {
-            throw Failure(id: nil, code: .invalidRequest, message: "Invalid request: larger than \(maxMessageBytes) bytes")
+            throw Failure(
+                id: nil, code: .invalidRequest, message: "Invalid request: larger than \(maxMessageBytes) bytes"
+            )
         }
         let value: JSONValue
         do {
@@ -114,7 +116,8 @@ public enum JSONRPC {
         }
         if let rawID, id == nil {
             throw Failure(
-                id: nil, code: .invalidRequest, message: "Invalid request: \"id\" must be a string or an integer, not \(rawID.typeName)"
+                id: nil, code: .invalidRequest,
+                message: "Invalid request: \"id\" must be a string or an integer, not \(rawID.typeName)"
             )
         }
         guard let methodValue = object["method"] else {

@@ -190,10 +190,14 @@ public final class MCPServer: Sendable {
 
     private func initialize(id: JSONRPC.ID, params: JSONObject) throws(JSONRPC.Failure) -> JSONValue {
         guard let requested = params["protocolVersion"] else {
-            throw .invalidParams(id: id, argument: "protocolVersion", reason: "is required (a revision such as \"2025-11-25\")")
+            throw .invalidParams(
+                id: id, argument: "protocolVersion", reason: "is required (a revision such as \"2025-11-25\")"
+            )
         }
         guard case .string(let version) = requested else {
-            throw .invalidParams(id: id, argument: "protocolVersion", reason: "must be a string, not \(requested.typeName)")
+            throw .invalidParams(
+                id: id, argument: "protocolVersion", reason: "must be a string, not \(requested.typeName)"
+            )
         }
         let agreed = Self.protocolVersions.contains(version) ? version : Self.protocolVersions[0]
         negotiated.withLock { $0 = agreed }
