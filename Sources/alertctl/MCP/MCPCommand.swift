@@ -2,6 +2,7 @@ import AlertClient
 import AlertMCP
 import BuildInfo
 import CommandLineText
+import Foundation
 
 /// `alertctl mcp`: an MCP server on standard input and output whose tools put questions to people through alertd.
 struct MCPCommand: Subcommand {
@@ -39,6 +40,9 @@ struct MCPCommand: Subcommand {
     func run(_ context: CommandContext) async -> ExitCode {
         let backend = ClientBackend(context: context)
         let server = MCPServer(backend: backend, options: options)
+        // A client that closes our standard output makes writes fail with EPIPE (the transport then stops writing)
+        // rather than kill the process before it withdraws the alerts of its waiting calls.
+        signal(SIGPIPE, SIG_IGN)
         Console.err("alertctl mcp: serving MCP on standard input and output for alertd at \(context.url)")
         await StdioTransport(server: server).run()
         return .ok
