@@ -262,6 +262,11 @@ async def tool_suite(transport, alertd):
                      result.structured_content.get("behavior") == "deny"
                      and "expired" in result.structured_content.get("message", ""), result.structured_content)
 
+    async with transport.client(token="responder") as client:
+        result = await client.call_tool("ask", {"title": "Not mine to ask"})
+        checks.check(f"{label}: a responder-only token cannot create: isError saying so",
+                     result.is_error and "create" in result.content[0].text, result.content)
+
     async with transport.unreachable_client() as client:
         tools = Tools(client, label)
         await tools.load()
