@@ -67,6 +67,13 @@ public final class PostgresCluster: StoreAuthorityService {
         counters.observeCommits(observe)
     }
 
+    /// `observe` is called once, with the reason, when this instance finds that the database no longer holds what it
+    /// showed (its head moved back after a crash or a restore, another epoch, another event at its last index): from
+    /// then on it refuses writes and applies nothing more, until it is restarted.
+    public func observeDivergence(_ observe: @escaping @Sendable (String) -> Void) {
+        feed.observeDivergence(observe)
+    }
+
     public var statistics: AuthorityStatistics {
         var statistics = counters.statistics
         statistics.unavailableReason = unavailableReason
