@@ -108,6 +108,7 @@ public final class AlertdApp: Sendable {
         if let authority {
             authority.observeCommits { metrics.committed(seconds: $0.seconds, batch: $0.changes) }
             clusterGauges = { authority.statistics }
+            for warning in authority.durabilityWarnings { log.event("warn", warning) }
             let sink = self.sink
             authority.observeDivergence { reason in
                 log.event("error", "the cluster's database no longer holds what this instance showed: writes get 503 "
