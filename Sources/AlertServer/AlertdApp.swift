@@ -108,6 +108,14 @@ public final class AlertdApp: Sendable {
         if let authority {
             authority.observeCommits { metrics.committed(seconds: $0.seconds, batch: $0.changes) }
             clusterGauges = { authority.statistics }
+            for warning in authority.durabilityWarnings { log.event("warn", warning) }
+            let sink = self.sink
+            authority.observeDivergence { reason in
+                log.event("error", "the cluster's database no longer holds what this instance showed: writes get 503 "
+                          + "and no more events are applied until alertd is restarted; reads go on",
+                          ["reason": reason])
+                sink?.flush()
+            }
         }
         authority?.start(feeding: store) { relay.forward($0) }
         handler = APIHandler(store: store, metrics: metrics, log: log, webhooks: configuration.webhooks,
