@@ -201,6 +201,18 @@ extension AlertdConfiguration {
                 "how long shutdown waits for in-flight requests, \(durationHelp)",
                 default: seconds(defaults.shutdownGrace),
                 apply: duration(0...3600) { $0.shutdownGrace = .seconds($1) }),
+        Setting("--mcp-reveal-secure", "ALERTD_MCP_REVEAL_SECURE",
+                "POST /mcp returns secure values a person typed to the agent that asked (they enter its model's "
+                    + "context and logs): alone or on, or off", default: defaults.mcp.revealSecure ? "on" : "off",
+                takesValue: false) {
+            guard $1 == "on" || $1 == "off" else { return false }
+            $0.mcp.revealSecure = $1 == "on"
+            return true
+        },
+        Setting("--mcp-progress-interval", "ALERTD_MCP_PROGRESS_INTERVAL",
+                "time between progress notifications while an MCP call waits for a person (clients give up on a "
+                    + "silent call), \(durationHelp)", default: seconds(defaults.mcp.progressInterval),
+                apply: duration(1...240) { $0.mcp.progressInterval = .seconds($1) }),
     ]
 
     private static let helpOption = CommandLineOption(["--help", "-h"], help: "show this help")

@@ -1,0 +1,132 @@
+import Locking
+import MicroHTTP
+
+/// One JSON-RPC request POSTed to `/mcp`, from the POST to its response: decides how the response goes out and
+/// carries what the MCP server sends meanwhile.
+///
+/// The connection stays suspended (no thread) while the call runs on its task. The first of these decides the answer:
+/// the response (one `application/json` body), or the call starting to wait on the store, or a progress notification
+/// (a `text/event-stream`: the notifications as they come, then the response, then the end of the stream). A client
+/// that accepts only `application/json` gets the response alone, after the wait; one that accepts only
+/// `text/event-stream` gets a stream at once.
+final class MCPCall: Sendable {
+    /// How the client may be answered (its `Accept`).
+    struct Media: Sendable, Equatable {
+        var json: Bool
+        var eventStream: Bool
+    }
+
+    private enum Phase {
+        /// Neither the response nor a reason to stream yet: the connection waits suspended.
+        case deciding(HTTPResponder)
+        /// The stream's head went out; messages go to `messages`.
+        case streaming
+        /// Answered, or the client left.
+        case done
+    }
+
+    private let phase: Lock<Phase>
+    private let media: Media
+    /// The SSE messages of a streaming call, written to the body stream by `pump`; the response is the last.
+    private let messages: AsyncStream<(message: [UInt8], last: Bool)>
+    private let sink: AsyncStream<(message: [UInt8], last: Bool)>.Continuation
+    /// The task running the call, and whether it was cancelled (the client left, perhaps before it started).
+    private let worker = Lock<(task: Task<Void, Never>?, cancelled: Bool)>((nil, false))
+
+    init(_ responder: HTTPResponder, media: Media) {
+        phase = Lock(.deciding(responder))
+        self.media = media
+        (messages, sink) = AsyncStream.makeStream(of: (message: [UInt8], last: Bool).self)
+        responder.onCancel { [self] in cancel() }
+    }
+
+    /// Runs `work` (the MCP server answering the request) on a task of its own, then sends its response; nil (the
+    /// call was cancelled) ends the exchange without one, as the spec has it: 202 with no body, or the stream's end.
+    func start(_ work: @escaping @Sendable (MCPCall) async -> [UInt8]?) {
+        let task = Task { finish(await work(self)) }
+        let cancelled = worker.withLock { worker in
+            worker.task = task
+            return worker.cancelled
+        }
+        if cancelled { task.cancel() }
+    }
+
+    /// Ends the call's wait: the client left or sent `notifications/cancelled`. The call still answers (a client
+    /// that is gone gets nothing).
+    func cancel() {
+        worker.withLock { worker in
+            worker.cancelled = true
+            return worker.task
+        }?.cancel()
+    }
+
+    /// The call is about to wait on the store: a client that accepts an event stream gets one now, so its first
+    /// byte does not wait for the first progress notification.
+    func willWait() {
+        guard media.eventStream else { return }
+        openStream()
+    }
+
+    /// A notification for the client (a `notifications/progress`): streamed when the client accepts a stream,
+    /// else dropped (a JSON-only client gets nothing but the response).
+    func notify(_ message: [UInt8]) {
+        guard media.eventStream else { return }
+        openStream()
+        sink.yield((Self.event(message), false))
+    }
+
+    /// The response: the body of a JSON answer, or the stream's last message.
+    private func finish(_ response: [UInt8]?) {
+        let responder = phase.withLock { phase -> HTTPResponder? in
+            switch phase {
+            case .deciding(let responder) where media.json:
+                phase = .done
+                return responder
+            case .deciding, .streaming, .done:
+                return nil
+            }
+        }
+        if let responder {
+            return responder.respond(.response(response.map { .json(200, $0) } ?? HTTPResponse(status: 202)))
+        }
+        openStream()
+        if let response { sink.yield((Self.event(response), true)) }
+        sink.finish()
+    }
+
+    /// Sends the stream's head (once) and has `pump` write the messages.
+    private func openStream() {
+        let responder = phase.withLock { phase -> HTTPResponder? in
+            guard case .deciding(let responder) = phase else { return nil }
+            phase = .streaming
+            return responder
+        }
+        guard let responder else { return }
+        let head = HTTPResponse(status: 200, headers: [
+            "Content-Type": "text/event-stream", "Cache-Control": "no-cache", "X-Accel-Buffering": "no",
+        ])
+        responder.respond(.stream(head) { [self] stream in await pump(into: stream) })
+    }
+
+    /// Writes the messages until the response went out or the client left (the stream closes and this task is
+    /// cancelled, which ends the call's wait).
+    private func pump(into stream: HTTPBodyStream) async {
+        await withTaskCancellationHandler {
+            for await (message, last) in messages {
+                if last { return stream.finish(with: message) }
+                // Progress notifications are few and small: a client whose buffer they fill is not reading.
+                guard stream.write(message) == .written else { return stream.finish() }
+            }
+            stream.finish()
+        } onCancel: {
+            cancel()
+        }
+        phase.withLock { $0 = .done }
+        cancel()
+    }
+
+    /// One SSE message holding a JSON-RPC message (single-line JSON).
+    static func event(_ message: [UInt8]) -> [UInt8] {
+        Array("event: message\ndata: ".utf8) + message + [10, 10]
+    }
+}
