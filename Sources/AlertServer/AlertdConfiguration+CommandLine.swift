@@ -185,7 +185,8 @@ extension AlertdConfiguration {
             return true
         },
         Setting("--allow-origin", "ALERTD_ALLOW_ORIGIN",
-                "without tokens: web origins (http[s]://host[:port]) whose requests are served, comma-separated",
+                "without tokens (and for POST /mcp with tokens): web origins (http[s]://host[:port]) whose requests "
+                    + "are served, comma-separated",
                 default: "none", apply: list(BrowserGuard.isOrigin) { $0.allowedOrigins = $1 }),
         Setting("--allow-host", "ALERTD_ALLOW_HOST",
                 "without tokens: Host names served besides localhost, IP addresses and --host, comma-separated",
