@@ -87,7 +87,7 @@ uninstall:
 # once, as a contributor types it) passes too: the tests wait on what they can observe and bound their
 # times against the fault they guard (Tests/HTTPTestSupport/TestTime.swift). One target at a time keeps
 # the crash test's and the cluster's spawned servers from crowding the others on two cores.
-TEST_TARGETS := AlertCoreTests AlertJournalTests MicroHTTPTests AlertAPITests AlertClientTests AlertctlTests DurabilityTests ClusterTests
+TEST_TARGETS := AlertCoreTests AlertMCPTests AlertJournalTests MicroHTTPTests AlertAPITests AlertClientTests AlertctlTests DurabilityTests ClusterTests
 
 test: test-deps
 	$(SWIFT) build --build-tests

@@ -72,13 +72,18 @@ let package = Package(
         ),
         .executableTarget(name: "alertd", dependencies: ["AlertJournal", "AlertServer", "CommandLineText", "MicroHTTP"]),
 
+        // MCP for agents: JSON-RPC 2.0, the MCP server and its tools over an `AlertBackend`, for any transport (stdio in
+        // alertctl, Streamable HTTP in alertd). Knows no alert model, no HTTP and no store.
+        .target(name: "AlertMCP", dependencies: ["JSON", "Locking"]),
+
         // The seeds' AlertController API over HTTP; no server types, only JSON.
         .target(name: "AlertClient", dependencies: ["Locking"]),
         // C: ncurses with wide characters (Debian: libncurses-dev), for the dashboard. No pkgConfig:
         // ncursesw's .pc adds feature macros SwiftPM refuses; the header path is the standard one.
         .systemLibrary(name: "CNCurses"),
         .executableTarget(
-            name: "alertctl", dependencies: ["AlertClient", "BuildInfo", "CNCurses", "CommandLineText", "JSON", "Locking"]
+            name: "alertctl",
+            dependencies: ["AlertClient", "AlertMCP", "BuildInfo", "CNCurses", "CommandLineText", "JSON", "Locking", "SystemCalls"]
         ),
 
         // Build tool: embeds the top-level openapi.yaml into AlertAPI so the server serves the spec it ships with.
@@ -95,6 +100,7 @@ let package = Package(
             path: "Tests/AlertdTestSupport"
         ),
         .testTarget(name: "MicroHTTPTests", dependencies: ["MicroHTTP", "HTTPTestSupport", "SystemCalls"]),
+        .testTarget(name: "AlertMCPTests", dependencies: ["AlertMCP", "JSON", "Locking"]),
         .testTarget(name: "AlertCoreTests", dependencies: ["AlertCore", "HTTPTestSupport", "Locking"]),
         .testTarget(
             name: "AlertJournalTests",
