@@ -204,15 +204,19 @@ struct MCPHTTPTests {
         }
     }
 
-    @Test("a client that hangs up while ask waits cancels the wait: the store holds no waiter for it")
+    @Test("a client that hangs up while ask waits ends the wait (the store holds no waiter) and the alert stays pending")
     func hangUpCancels() async throws {
         try await Self.withTokens { server in
             let stream = try Self.askStream(server, title: "Leaving")
             _ = try await stream.head()
             await server.waitForWaiters(1)
+            let id = try await Self.pendingID(server)
             stream.disconnect()
             await server.waitForWaiters(0)
             try await Self.expectServing(server)
+            // MCP does not take a disconnection for a cancellation: a retry with the idempotency key finds the alert.
+            let alert = try await server.send("GET", "/v1/alerts/\(id)", headers: [("Authorization", "Bearer \(Self.responder)")])
+            #expect(alert.json["state"] == .string("pending"), "\(alert)")
         }
     }
 
@@ -229,10 +233,18 @@ struct MCPHTTPTests {
             #expect(foreign.status == 202)
             try await Self.expectServing(server)
             #expect(await server.app.waitForWaiters(1).held, "another token's cancel left the call waiting")
+            let id = try await Self.pendingID(server)
             let own = try await server.send("POST", "/mcp", body: cancel, headers: Self.headers(Self.producer))
             #expect(own.status == 202)
             await server.waitForWaiters(0)
-            guard case .closed? = await stream.rest().last else { Issue.record("the stream did not end"); return }
+            let rest = await stream.rest()
+            guard case .closed? = rest.last else { Issue.record("the stream did not end"); return }
+            #expect(!rest.contains { if case .message(let m) = $0 { m.data.contains(#""id":9"#) } else { false } },
+                    "a cancelled call sends no response")
+            // A cancellation withdraws the alert, as over stdio.
+            let result = try await server.send("GET", "/v1/alerts/\(id)/response",
+                                               headers: [("Authorization", "Bearer \(Self.responder)")])
+            #expect(result.json["resolution"] == .string("dismissed"), "\(result)")
         }
     }
 }

@@ -54,7 +54,7 @@ extension APIHandler {
                 call.start { call in
                     defer { if registered { endpoint.remove(client, id: id) } }
                     let backend = StoreBackend(store: store, caller: caller, webhooks: webhooks,
-                                               willWait: call.willWait)
+                                               willWait: call.willWait, hungUp: { call.hungUp })
                     return await endpoint.server.handle(message, backend: backend, emit: call.notify)
                 }
             }

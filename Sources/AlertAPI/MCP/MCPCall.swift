@@ -30,14 +30,14 @@ final class MCPCall: Sendable {
     /// The SSE messages of a streaming call, written to the body stream by `pump`; the response is the last.
     private let messages: AsyncStream<(message: [UInt8], last: Bool)>
     private let sink: AsyncStream<(message: [UInt8], last: Bool)>.Continuation
-    /// The task running the call, and whether it was cancelled (the client left, perhaps before it started).
-    private let worker = Lock<(task: Task<Void, Never>?, cancelled: Bool)>((nil, false))
+    /// The task running the call, whether it was cancelled (perhaps before it started), and whether by a hang-up.
+    private let worker = Lock<(task: Task<Void, Never>?, cancelled: Bool, hungUp: Bool)>((nil, false, false))
 
     init(_ responder: HTTPResponder, media: Media) {
         phase = Lock(.deciding(responder))
         self.media = media
         (messages, sink) = AsyncStream.makeStream(of: (message: [UInt8], last: Bool).self)
-        responder.onCancel { [self] in cancel() }
+        responder.onCancel { [self] in cancel(hangUp: true) }
     }
 
     /// Runs `work` (the MCP server answering the request) on a task of its own, then sends its response; nil (the
@@ -51,13 +51,20 @@ final class MCPCall: Sendable {
         if cancelled { task.cancel() }
     }
 
-    /// Ends the call's wait: the client left or sent `notifications/cancelled`. The call still answers (a client
-    /// that is gone gets nothing).
-    func cancel() {
+    /// Ends the call's wait: the client sent `notifications/cancelled` (then the tool withdraws its alert), or hung up
+    /// (`hangUp`: the alert stays, since MCP does not take a disconnection for a cancellation, and a retry with the
+    /// same idempotency key finds it). The call still answers (a client that is gone gets nothing).
+    func cancel(hangUp: Bool = false) {
         worker.withLock { worker in
             worker.cancelled = true
+            worker.hungUp = worker.hungUp || hangUp
             return worker.task
         }?.cancel()
+    }
+
+    /// Whether the client hung up on the call.
+    var hungUp: Bool {
+        worker.withLock { $0.hungUp }
     }
 
     /// The call is about to wait on the store: a client that accepts an event stream gets one now, so its first
@@ -119,10 +126,10 @@ final class MCPCall: Sendable {
             }
             stream.finish()
         } onCancel: {
-            cancel()
+            cancel(hangUp: true)
         }
         phase.withLock { $0 = .done }
-        cancel()
+        cancel(hangUp: true)
     }
 
     /// One SSE message holding a JSON-RPC message (single-line JSON).

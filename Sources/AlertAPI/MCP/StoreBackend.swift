@@ -15,6 +15,8 @@ struct StoreBackend: AlertBackend {
     let webhooks: WebhookPolicy
     /// Called as a call starts to wait for a person (`MCPCall.willWait`: the answer becomes an event stream).
     var willWait: @Sendable () -> Void = {}
+    /// Whether the client hung up on the call (`MCPCall.hungUp`): the tool's withdrawal of its alert is then refused.
+    var hungUp: @Sendable () -> Bool = { false }
 
     func create(_ draft: AlertDraftInput, idempotencyKey: String?) async throws(AlertBackendError) -> AlertSnapshot {
         try allow(.create)
@@ -52,7 +54,10 @@ struct StoreBackend: AlertBackend {
         return outcome(of: alert)
     }
 
+    /// After a hang-up the only dismissal a call makes is the tool withdrawing its alert: refused, so that the alert
+    /// stays pending for the client's retry (MCP does not take a disconnection for a cancellation).
     func dismiss(_ id: String) async throws(AlertBackendError) -> AlertOutcome {
+        if hungUp() { throw .cancelled }
         try allow(.dismiss)
         let alertID = AlertID(rawValue: id)
         _ = try readable(alertID)
