@@ -11,7 +11,7 @@ struct MCPCommand: Subcommand {
     static let discussion = """
         An MCP server (revisions 2025-06-18 and 2025-11-25) on standard input and output, one JSON-RPC message a
         line; logs go to standard error. Its tools: ask, create, wait, get, dismiss, list, and approve (Claude
-        Code's --permission-prompt-tool). It talks to alertd as every command does (ALERTD_URL or --url,
+        Code's permission prompt tool). It talks to alertd as every command does (ALERTD_URL or --url,
         ALERTD_TOKEN or ALERTD_TOKEN_FILE). A waiting call sends a progress notification every interval when
         the client asked for progress, and rides out an alertd restart. Values typed into secure fields are
         withheld from the agent unless --reveal-secure is given. docs/AGENTS.md has configurations to copy.
