@@ -214,6 +214,10 @@ extension AlertdConfiguration {
                 "time between progress notifications while an MCP call waits for a person (clients give up on a "
                     + "silent call), \(durationHelp)", default: seconds(defaults.mcp.progressInterval),
                 apply: duration(1...240) { $0.mcp.progressInterval = .seconds($1) }),
+        Setting("--mcp-approval-timeout", "ALERTD_MCP_APPROVAL_TIMEOUT",
+                "how long the alert of an MCP approve call waits before it expires, which denies; 0 for no bound, "
+                    + "\(durationHelp)", default: "0",
+                apply: duration(0...31_536_000) { $0.mcp.approvalTimeout = $1 == 0 ? nil : .seconds($1) }),
     ]
 
     private static let helpOption = CommandLineOption(["--help", "-h"], help: "show this help")

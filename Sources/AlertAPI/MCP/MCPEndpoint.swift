@@ -9,6 +9,8 @@ public struct MCPOptions: Sendable {
     public var revealSecure = false
     /// How often a waiting call sends a progress notification (`--mcp-progress-interval`).
     public var progressInterval: Duration = .seconds(10)
+    /// How long an `approve` alert waits before it expires, which denies (`--mcp-approval-timeout`); nil: no bound.
+    public var approvalTimeout: Duration?
 
     public init() {}
 }
@@ -30,7 +32,8 @@ final class MCPEndpoint: Sendable {
         // Each message names its backend; this one, a monitor's, may do nothing.
         let idle = StoreBackend(store: store, caller: Caller(name: nil, role: .monitor), webhooks: .external)
         server = MCPServer(backend: idle, options: MCPServer.Options(
-            version: version, revealSecure: options.revealSecure, progressInterval: options.progressInterval))
+            version: version, revealSecure: options.revealSecure, progressInterval: options.progressInterval,
+            approvalTimeout: options.approvalTimeout.map { Double($0.components.seconds) }))
         self.origins = BrowserGuard.origins(origins)
     }
 
