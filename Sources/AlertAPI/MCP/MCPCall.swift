@@ -19,24 +19,22 @@ final class MCPCall: Sendable {
     private enum Phase {
         /// Neither the response nor a reason to stream yet: the connection waits suspended.
         case deciding(HTTPResponder)
-        /// The stream's head went out; messages go to `messages`.
-        case streaming
+        /// The stream's head is on its way; the messages wait here for its body stream.
+        case opening([(message: [UInt8], last: Bool)])
+        /// The messages are written to the body stream as they come, from whichever thread has them.
+        case streaming(HTTPBodyStream)
         /// Answered, or the client left.
         case done
     }
 
     private let phase: Lock<Phase>
     private let media: Media
-    /// The SSE messages of a streaming call, written to the body stream by `pump`; the response is the last.
-    private let messages: AsyncStream<(message: [UInt8], last: Bool)>
-    private let sink: AsyncStream<(message: [UInt8], last: Bool)>.Continuation
     /// The task running the call, whether it was cancelled (perhaps before it started), and whether by a hang-up.
     private let worker = Lock<(task: Task<Void, Never>?, cancelled: Bool, hungUp: Bool)>((nil, false, false))
 
     init(_ responder: HTTPResponder, media: Media) {
         phase = Lock(.deciding(responder))
         self.media = media
-        (messages, sink) = AsyncStream.makeStream(of: (message: [UInt8], last: Bool).self)
         responder.onCancel { [self] in cancel(hangUp: true) }
     }
 
@@ -79,7 +77,7 @@ final class MCPCall: Sendable {
     func notify(_ message: [UInt8]) {
         guard media.eventStream else { return }
         openStream()
-        sink.yield((Self.event(message), false))
+        send(Self.event(message), last: false)
     }
 
     /// The response: the body of a JSON answer, or the stream's last message.
@@ -89,7 +87,7 @@ final class MCPCall: Sendable {
             case .deciding(let responder) where media.json:
                 phase = .done
                 return responder
-            case .deciding, .streaming, .done:
+            case .deciding, .opening, .streaming, .done:
                 return nil
             }
         }
@@ -97,39 +95,61 @@ final class MCPCall: Sendable {
             return responder.respond(.response(response.map { .json(200, $0) } ?? HTTPResponse(status: 202)))
         }
         openStream()
-        if let response { sink.yield((Self.event(response), true)) }
-        sink.finish()
+        send(response.map(Self.event) ?? [], last: true)
     }
 
-    /// Sends the stream's head (once) and has `pump` write the messages.
+    /// Sends the stream's head (once); `attach` gets its body stream. No task waits meanwhile: the messages are
+    /// written from the threads that have them.
     private func openStream() {
         let responder = phase.withLock { phase -> HTTPResponder? in
             guard case .deciding(let responder) = phase else { return nil }
-            phase = .streaming
+            phase = .opening([])
             return responder
         }
         guard let responder else { return }
         let head = HTTPResponse(status: 200, headers: [
             "Content-Type": "text/event-stream", "Cache-Control": "no-cache", "X-Accel-Buffering": "no",
         ])
-        responder.respond(.stream(head) { [self] stream in await pump(into: stream) })
+        responder.respond(.stream(head) { [self] stream in attach(stream) })
     }
 
-    /// Writes the messages until the response went out or the client left (the stream closes and this task is
-    /// cancelled, which ends the call's wait).
-    private func pump(into stream: HTTPBodyStream) async {
-        await withTaskCancellationHandler {
-            for await (message, last) in messages {
-                if last { return stream.finish(with: message) }
-                // Progress notifications are few and small: a client whose buffer they fill is not reading.
-                guard stream.write(message) == .written else { return stream.finish() }
-            }
-            stream.finish()
-        } onCancel: {
-            cancel(hangUp: true)
+    /// The body stream is there: the messages so far go out, the later ones as they come. A stream that closes
+    /// before the response (the client left) ends the call's wait.
+    private func attach(_ stream: HTTPBodyStream) {
+        phase.withLock { phase in
+            guard case .opening(let queued) = phase else { return stream.finish() }
+            phase = .streaming(stream)
+            for (message, last) in queued { Self.write(message, last: last, to: stream, in: &phase) }
         }
-        phase.withLock { $0 = .done }
-        cancel(hangUp: true)
+        stream.onClose { [self] in cancel(hangUp: true) }
+    }
+
+    /// Writes a message now, or queues it until the stream is attached; the last one ends the stream.
+    private func send(_ message: [UInt8], last: Bool) {
+        phase.withLock { phase in
+            switch phase {
+            case .opening(var queued):
+                queued.append((message, last))
+                phase = .opening(queued)
+            case .streaming(let stream):
+                Self.write(message, last: last, to: stream, in: &phase)
+            case .deciding, .done:
+                break
+            }
+        }
+    }
+
+    /// Under the phase's lock, so messages go out in order.
+    private static func write(_ message: [UInt8], last: Bool, to stream: HTTPBodyStream, in phase: inout Phase) {
+        guard case .streaming = phase else { return }
+        if last {
+            stream.finish(with: message)
+            phase = .done
+        } else if stream.write(message) != .written {
+            // Progress notifications are few and small: a client whose buffer they fill is not reading.
+            stream.finish()
+            phase = .done
+        }
     }
 
     /// One SSE message holding a JSON-RPC message (single-line JSON).
