@@ -14,7 +14,9 @@ import MicroHTTP
 /// a result or an error object, a tool's refusal (a responder may not `ask`) a result with `isError`.
 extension APIHandler {
     /// The MCP protocol revisions a client may name in `MCP-Protocol-Version`; without the header the spec has the
-    /// server assume 2025-03-26, which alertd serves as it serves 2025-06-18.
+    /// server assume 2025-03-26, which alertd serves as it serves 2025-06-18. 2026-07-28 is let through so that a
+    /// client probing it (`server/discover`, which alertd does not have) gets JSON-RPC's method-not-found and falls
+    /// back to `initialize`, as clients that speak both do.
     static let mcpHeaderVersions: Set<String> = ["2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28"]
 
     func mcp(_ route: RouteRequest) throws(Problem) -> HTTPReply {
