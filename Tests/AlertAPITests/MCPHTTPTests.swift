@@ -39,7 +39,7 @@ struct MCPHTTPTests {
         return call(id, "tools/call", #"{"name":"ask","arguments":{"title":"\#(title)"}\#(meta)}"#)
     }
 
-    @Test("without a token POST /mcp is 401 with a Bearer challenge; GET and DELETE are 405 with Allow: POST")
+    @Test("without a token POST /mcp is 401 with a Bearer challenge; GET and DELETE are 405 with Allow: POST; over 64 KiB is 413; a monitor token is 403")
     func refusals() async throws {
         try await Self.withTokens { server in
             let anonymous = try await server.send("POST", "/mcp", body: Self.call(1, "ping"), headers: Self.headers(nil))
@@ -50,6 +50,9 @@ struct MCPHTTPTests {
                 _ = expectProblem(response, 405)
                 #expect(response.headers["allow"] == "POST", "\(method)")
             }
+            let large = Self.call(1, "tools/call", #"{"name":"ask","arguments":{"message":"\#(String(repeating: "x", count: 70_000))"}}"#)
+            let tooLarge = try await server.send("POST", "/mcp", body: large, headers: Self.headers(Self.producer))
+            _ = expectProblem(tooLarge, 413)
             let monitor = try await server.send("POST", "/mcp", body: Self.call(1, "ping"),
                                                 headers: Self.headers(Self.monitor))
             _ = expectProblem(monitor, 403, type: "urn:alertd:problem:forbidden")
