@@ -43,7 +43,9 @@ from mcp.client.streamable_http import streamable_http_client
 
 STARTUP_SECONDS = 30
 DEADLINE_SECONDS = 30
-SUPPORTED = ("2025-06-18", "2025-11-25")
+SUPPORTED = ("2025-06-18", "2025-11-25", "2026-07-28")
+# What each connect mode of the SDK settles on: "auto" probes server/discover and adopts the stateless revision.
+AGREED = {"auto": "2026-07-28", "legacy": "2025-11-25"}
 WITHHELD = "[secure value withheld]"
 
 
@@ -250,6 +252,7 @@ class Tools:
 
 @asynccontextmanager
 async def tools_of(transport, label, **options):
+    """A connected client whose calls are checked (`Tools`), labelled `label` in the output."""
     async with transport.client(**options) as client:
         tools = Tools(client, label)
         await tools.load()
@@ -260,10 +263,10 @@ async def tool_suite(transport, alertd):
     """Every check that holds whatever the transport."""
     label = transport.name
 
-    # The handshake and version negotiation ("auto" probes server/discover and falls back to initialize).
+    # The handshake and version negotiation: "auto" probes server/discover (2026-07-28), "legacy" initializes.
     for mode in ("auto", "legacy"):
         async with transport.client(mode=mode) as client:
-            checks.check(f"{label}: handshake ({mode}) agrees on a supported version", client.protocol_version in SUPPORTED,
+            checks.check(f"{label}: handshake ({mode}) agrees on {AGREED[mode]}", client.protocol_version == AGREED[mode],
                          client.protocol_version)
             checks.check(f"{label}: serverInfo names alertd", client.server_info and client.server_info.name == "alertd",
                          client.server_info)
@@ -285,15 +288,24 @@ async def tool_suite(transport, alertd):
                 checks.check(f"{label}: {tool.name}'s {which} is valid JSON Schema", valid is True, valid)
             checks.check(f"{label}: {tool.name} has annotations", tool.annotations is not None)
 
-        await ask_checks(tools, alertd, label)
-        await step_checks(tools, alertd, label)
-        await approve_checks(tools, alertd, label)
+
+    # The tools on both wires: the initialize handshake's (legacy) and the stateless revision's (auto).
+    for mode in ("legacy", "auto"):
+        async with tools_of(transport, f"{label}-{mode}", mode=mode) as tools:
+            await ask_checks(tools, alertd, tools.label)
+            await step_checks(tools, alertd, tools.label)
+            await approve_checks(tools, alertd, tools.label)
 
     async with tools_of(transport, label, approval_timeout=1) as tools:
         result = await tools.call("approve", {"tool_name": "Expiring", "input": {"x": 1}})
         checks.check(f"{label}: approve that expires denies, saying so",
                      result.structured_content.get("behavior") == "deny"
                      and "expired" in result.structured_content.get("message", ""), result.structured_content)
+
+    async with transport.client(token="responder") as client:
+        result = await client.call_tool("ask", {"title": "Not mine to ask"})
+        checks.check(f"{label}: a responder-only token cannot create: isError saying so",
+                     result.is_error and "create" in result.content[0].text, result.content)
 
     unreachable = transport.unreachable_client()
     if unreachable is None:

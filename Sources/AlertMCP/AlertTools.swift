@@ -3,7 +3,8 @@ import JSON
 /// The runs of `ask`, `create`, `wait`, `get`, `dismiss` and `list`.
 enum AlertTools {
     static let draftArguments = [
-        "title", "message", "style", "buttons", "destructive", "fields", "timeout", "presenter", "tag", "idempotencyKey",
+        "title", "message", "style", "buttons", "destructive", "fields", "timeout", "presenter", "tag",
+        "idempotencyKey",
     ]
 
     @Sendable static func ask(_ arguments: JSONObject, _ context: ToolContext) async -> JSONValue {
@@ -192,7 +193,9 @@ enum AlertTools {
         }
         let key = try reader.string("idempotencyKey")
         if let key, key.isEmpty || key.utf8.count > 255 || !key.utf8.allSatisfy({ (0x21...0x7E).contains($0) }) {
-            throw ToolInputError(argument: "/idempotencyKey", reason: "must be 1 to 255 visible ASCII characters, no spaces")
+            throw ToolInputError(
+                argument: "/idempotencyKey", reason: "must be 1 to 255 visible ASCII characters, no spaces"
+            )
         }
         return (draft, key)
     }

@@ -74,7 +74,9 @@ public enum Approval {
             return .undecided(message: "Denied: the approval request expired unanswered", resolution: "expired")
         default:
             let by = outcome.responder.map { " by \($0)" } ?? ""
-            return .undecided(message: "Denied: the approval request was dismissed\(by)", resolution: outcome.resolution)
+            return .undecided(
+                message: "Denied: the approval request was dismissed\(by)", resolution: outcome.resolution
+            )
         }
     }
 

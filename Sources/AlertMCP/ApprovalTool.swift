@@ -12,7 +12,9 @@ enum ApprovalTool {
         guard case .object(let input)? = arguments["input"] else {
             return deny("Denied: the request for \(toolName) carried no input object")
         }
-        let request = ApprovalRequest(toolName: toolName, input: input, toolUseID: arguments["tool_use_id"]?.stringValue)
+        let request = ApprovalRequest(
+            toolName: toolName, input: input, toolUseID: arguments["tool_use_id"]?.stringValue
+        )
         switch await request.decide(context: context, draft: Approval.draft(
             toolName: toolName, input: .object(input), timeout: context.options.approvalTimeout
         )) {
@@ -101,7 +103,10 @@ public struct ApprovalRequest: Sendable {
         case .cancelled:
             nil
         case .unreachable:
-            .undecided(message: "Denied: alertd could not be reached while \(doing) (\(error.reason))", resolution: "unreachable")
+            .undecided(
+                message: "Denied: alertd could not be reached while \(doing) (\(error.reason))",
+                resolution: "unreachable"
+            )
         default:
             .undecided(message: "Denied: alertd failed while \(doing) (\(error.reason))", resolution: "failed")
         }

@@ -49,6 +49,8 @@ public enum JSONRPC {
         case methodNotFound = -32601
         case invalidParams = -32602
         case internalError = -32603
+        /// MCP 2026-07-28: the request's `_meta` names a protocol version the server does not speak.
+        case unsupportedProtocolVersion = -32022
     }
 
     /// A JSON-RPC error object, and the id it answers (`nil` is written as `null`: the request's id was unreadable).
@@ -86,7 +88,9 @@ public enum JSONRPC {
     ///   when it could be read.
     public static func parse(_ bytes: some Collection<UInt8>) throws(Failure) -> Message {
         guard bytes.count <= maxMessageBytes else {
-            throw Failure(id: nil, code: .invalidRequest, message: "Invalid request: larger than \(maxMessageBytes) bytes")
+            throw Failure(
+                id: nil, code: .invalidRequest, message: "Invalid request: larger than \(maxMessageBytes) bytes"
+            )
         }
         let value: JSONValue
         do {
@@ -112,7 +116,8 @@ public enum JSONRPC {
         }
         if let rawID, id == nil {
             throw Failure(
-                id: nil, code: .invalidRequest, message: "Invalid request: \"id\" must be a string or an integer, not \(rawID.typeName)"
+                id: nil, code: .invalidRequest,
+                message: "Invalid request: \"id\" must be a string or an integer, not \(rawID.typeName)"
             )
         }
         guard let methodValue = object["method"] else {

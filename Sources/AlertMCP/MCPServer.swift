@@ -9,10 +9,16 @@ import Locking
 ///
 /// Protocol: the `initialize` handshake of 2025-06-18 and 2025-11-25 (the client's version when supported, else the
 /// newest), `notifications/initialized`, `ping`, `tools/list`, `tools/call`, `notifications/cancelled`, and
-/// `notifications/progress` for a request that carries `_meta.progressToken`.
+/// `notifications/progress` for a request that carries `_meta.progressToken`. And the stateless 2026-07-28
+/// revision: `server/discover`, and each request that names 2026-07-28 in its `_meta` answered with `resultType`
+/// (and the caching members of `tools/list`); an unknown version there is `-32022` listing the supported ones.
 public final class MCPServer: Sendable {
-    /// The revisions spoken, newest first.
+    /// The revisions of the `initialize` handshake, newest first.
     public static let protocolVersions = ["2025-11-25", "2025-06-18"]
+    /// The stateless revisions (no `initialize`; the version in each request's `_meta`).
+    public static let statelessVersions = ["2026-07-28"]
+    /// The request `_meta` member that carries a stateless request's version.
+    public static let versionMetaKey = "io.modelcontextprotocol/protocolVersion"
 
     public struct Options: Sendable {
         /// The version in `serverInfo`.
@@ -123,7 +129,52 @@ public final class MCPServer: Sendable {
         id: JSONRPC.ID, method: String, params: JSONObject, backend: any AlertBackend,
         emit: @escaping @Sendable ([UInt8]) -> Void
     ) async throws(JSONRPC.Failure) -> JSONValue? {
+        var stateless = method == "server/discover"
+        if let requested = params["_meta"]?.objectValue?[Self.versionMetaKey] {
+            let supported = Self.statelessVersions + Self.protocolVersions
+            guard case .string(let version) = requested, supported.contains(version) else {
+                throw JSONRPC.Failure(
+                    id: id, code: .unsupportedProtocolVersion, message: "Unsupported protocol version",
+                    data: .object(["supported": .array(supported.map { .string($0) }), "requested": requested])
+                )
+            }
+            stateless = Self.statelessVersions.contains(version)
+        }
+        let result = try await handshakeRequest(id: id, method: method, params: params, backend: backend, emit: emit)
+        guard stateless, case .object(let object)? = result else { return result }
+        return .object(stamped(object, method: method))
+    }
+
+    /// A result as the stateless revision writes it: `resultType`, the server's identity in `_meta`, and for lists
+    /// the caching members (never cached: `ttlMs` 0, `private`).
+    private func stamped(_ result: JSONObject, method: String) -> JSONObject {
+        var members = result.members.map { ($0.key, $0.value) }
+        members.append(("resultType", .string("complete")))
+        members.append(("_meta", .object(["io.modelcontextprotocol/serverInfo": serverInfo])))
+        if method == "tools/list" || method == "server/discover" {
+            members.append(("ttlMs", .integer(0)))
+            members.append(("cacheScope", .string("private")))
+        }
+        return JSONObject(members)
+    }
+
+    private var serverInfo: JSONValue {
+        .object(["name": .string("alertd"), "title": .string("alertd"), "version": .string(options.version)])
+    }
+
+    private var capabilities: JSONValue { .object(["tools": .object(["listChanged": .bool(false)])]) }
+
+    private func handshakeRequest(
+        id: JSONRPC.ID, method: String, params: JSONObject, backend: any AlertBackend,
+        emit: @escaping @Sendable ([UInt8]) -> Void
+    ) async throws(JSONRPC.Failure) -> JSONValue? {
         switch method {
+        case "server/discover":
+            return .object([
+                "supportedVersions": .array((Self.protocolVersions + Self.statelessVersions).map { .string($0) }),
+                "capabilities": capabilities,
+                "instructions": .string(Tools.instructions),
+            ])
         case "initialize":
             return try initialize(id: id, params: params)
         case "ping":
@@ -139,17 +190,21 @@ public final class MCPServer: Sendable {
 
     private func initialize(id: JSONRPC.ID, params: JSONObject) throws(JSONRPC.Failure) -> JSONValue {
         guard let requested = params["protocolVersion"] else {
-            throw .invalidParams(id: id, argument: "protocolVersion", reason: "is required (a revision such as \"2025-11-25\")")
+            throw .invalidParams(
+                id: id, argument: "protocolVersion", reason: "is required (a revision such as \"2025-11-25\")"
+            )
         }
         guard case .string(let version) = requested else {
-            throw .invalidParams(id: id, argument: "protocolVersion", reason: "must be a string, not \(requested.typeName)")
+            throw .invalidParams(
+                id: id, argument: "protocolVersion", reason: "must be a string, not \(requested.typeName)"
+            )
         }
         let agreed = Self.protocolVersions.contains(version) ? version : Self.protocolVersions[0]
         negotiated.withLock { $0 = agreed }
         return .object([
             "protocolVersion": .string(agreed),
-            "capabilities": .object(["tools": .object(["listChanged": .bool(false)])]),
-            "serverInfo": .object(["name": .string("alertd"), "title": .string("alertd"), "version": .string(options.version)]),
+            "capabilities": capabilities,
+            "serverInfo": serverInfo,
             "instructions": .string(Tools.instructions),
         ])
     }

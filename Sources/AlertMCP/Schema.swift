@@ -19,11 +19,13 @@ enum Schema {
           "type": "object",
           "properties": {
             "title": {"type": "string", "maxLength": 256, "description": "The question's title."},
-            "message": {"type": "string", "maxLength": 4096, "description": "More text; title or message must be non-empty."},
-            "style": {"type": "string", "enum": ["alert", "actionSheet"], "description": "alert (default) or actionSheet (buttons only)."},
+            "message": {"type": "string", "maxLength": 4096,
+              "description": "More text; title or message must be non-empty."},
+            "style": {"type": "string", "enum": ["alert", "actionSheet"],
+              "description": "alert (default) or actionSheet (buttons only)."},
             "buttons": {
               "type": "array", "maxItems": 16,
-              "description": "Button titles, or objects with a style. No buttons: one OK. The cancel button (style cancel, else the left-most) is index 0.",
+              "description": "Titles or {title, style}; none gives one OK. Index 0 is the cancel button.",
               "items": {
                 "anyOf": [
                   {"type": "string", "minLength": 1},
@@ -39,24 +41,31 @@ enum Schema {
                 ]
               }
             },
-            "destructive": {"type": "array", "items": {"type": "string"}, "description": "Titles of buttons to show as destructive."},
+            "destructive": {"type": "array", "items": {"type": "string"},
+              "description": "Titles of buttons to show as destructive."},
             "fields": {
-              "type": "array", "maxItems": 8, "description": "Text fields (alert style only); their values come back in order.",
+              "type": "array", "maxItems": 8,
+                "description": "Text fields (alert style only); their values come back in order.",
               "items": {
                 "type": "object",
                 "properties": {
                   "placeholder": {"type": "string"},
                   "text": {"type": "string", "maxLength": 1024, "description": "Initial text."},
-                  "secure": {"type": "boolean", "description": "A password-like field: its value is withheld from you."},
-                  "keyboard": {"type": "string", "description": "A UIKeyboardType name, such as default, emailAddress, numberPad."}
+                  "secure": {"type": "boolean",
+                    "description": "A password-like field: its value is withheld from you."},
+                  "keyboard": {"type": "string",
+                    "description": "A UIKeyboardType name, such as default, emailAddress, numberPad."}
                 },
                 "additionalProperties": false
               }
             },
-            "timeout": {"type": "number", "exclusiveMinimum": 0, "maximum": 31536000, "description": "Seconds until the alert expires unanswered."},
-            "presenter": {"type": "string", "pattern": "^[A-Za-z0-9._-]{1,64}$", "description": "The screen or queue it is addressed to (default root)."},
+            "timeout": {"type": "number", "exclusiveMinimum": 0, "maximum": 31536000,
+              "description": "Seconds until the alert expires unanswered."},
+            "presenter": {"type": "string", "pattern": "^[A-Za-z0-9._-]{1,64}$",
+              "description": "The screen or queue it is addressed to (default root)."},
             "tag": {"type": "integer", "description": "An integer echoed back."},
-            "idempotencyKey": {"type": "string", "pattern": "^[!-~]{1,255}$", "description": "Calls with the same key and question create one alert."}
+            "idempotencyKey": {"type": "string", "pattern": "^[!-~]{1,255}$",
+              "description": "Calls with the same key and question create one alert."}
           },
           "additionalProperties": false
         }
@@ -68,8 +77,10 @@ enum Schema {
           "properties": {
             "buttonIndex": {"type": "integer", "minimum": 0},
             "buttonTitle": {"type": "string"},
-            "ok": {"type": "boolean", "description": "false when the cancel button was chosen (or it was dismissed or expired)."},
-            "values": {"type": "array", "items": {"type": ["string", "null"]}, "description": "One per field, in order."},
+            "ok": {"type": "boolean",
+              "description": "false when the cancel button was chosen (or it was dismissed or expired)."},
+            "values": {"type": "array", "items": {"type": ["string", "null"]},
+              "description": "One per field, in order."},
             "resolution": {"type": "string", "enum": ["answered", "dismissed", "expired"]},
             "resolvedAt": {"type": "string", "format": "date-time"},
             "responder": {"type": ["string", "null"], "description": "Who answered (the token's name)."}
@@ -133,7 +144,8 @@ enum Schema {
           "type": "object",
           "properties": {
             "id": \#(idProperty),
-            "seconds": {"type": "number", "minimum": 0, "maximum": 3600, "description": "How long to wait (default 60)."}
+            "seconds": {"type": "number", "minimum": 0, "maximum": 3600,
+              "description": "How long to wait (default 60)."}
           },
           "required": ["id"],
           "additionalProperties": false
@@ -161,7 +173,8 @@ enum Schema {
           "type": "object",
           "properties": {
             "alertId": {"type": "string"},
-            "alreadyResolved": {"type": "boolean", "description": "true: it had resolved before; result is the one that won."},
+            "alreadyResolved": {"type": "boolean",
+              "description": "true: it had resolved before; result is the one that won."},
             "result": \#(result)
           },
           "required": ["alertId", "alreadyResolved", "result"]
@@ -171,7 +184,8 @@ enum Schema {
     static let listInput = #"""
         {
           "type": "object",
-          "properties": {"limit": {"type": "integer", "minimum": 1, "maximum": 100, "description": "At most this many (default 100)."}},
+          "properties": {"limit": {"type": "integer", "minimum": 1, "maximum": 100,
+            "description": "At most this many (default 100)."}},
           "additionalProperties": false
         }
         """#
@@ -184,9 +198,12 @@ enum Schema {
         {
           "type": "object",
           "properties": {
-            "tool_name": {"type": "string", "minLength": 1, "description": "The tool asking for permission, such as Bash."},
-            "input": {"type": "object", "description": "Its input, shown to the person and returned unchanged on allow."},
-            "tool_use_id": {"type": "string", "description": "The call's id: asking again with it makes no second alert."}
+            "tool_name": {"type": "string", "minLength": 1,
+              "description": "The tool asking for permission, such as Bash."},
+            "input": {"type": "object",
+              "description": "Its input, shown to the person and returned unchanged on allow."},
+            "tool_use_id": {"type": "string",
+              "description": "The call's id: asking again with it makes no second alert."}
           },
           "required": ["tool_name", "input"]
         }

@@ -62,7 +62,7 @@ struct Arguments {
         guard let value = value(key) else { return nil }
         guard let integer = value.int64Value else { throw wrongType(key, "an integer", value) }
         if let range, !range.contains(integer) {
-            throw ToolInputError(argument: pointer(key), reason: "is \(integer); it must be \(range.lowerBound) to \(range.upperBound)")
+            throw outOfRange(key, "\(integer)", "\(range.lowerBound) to \(range.upperBound)")
         }
         return integer
     }
@@ -71,7 +71,7 @@ struct Arguments {
         guard let value = value(key) else { return nil }
         guard let number = value.doubleValue else { throw wrongType(key, "a number", value) }
         guard range.contains(number) else {
-            throw ToolInputError(argument: pointer(key), reason: "is \(number); it must be \(range.lowerBound) to \(range.upperBound)")
+            throw outOfRange(key, "\(number)", "\(range.lowerBound) to \(range.upperBound)")
         }
         return number
     }
@@ -88,9 +88,13 @@ struct Arguments {
     func oneOf(_ key: String, _ choices: [String]) throws(ToolInputError) -> String? {
         guard let string = try string(key) else { return nil }
         guard choices.contains(string) else {
-            throw ToolInputError(argument: pointer(key), reason: "is \"\(string)\"; it must be one of \(choices.joined(separator: ", "))")
+            throw outOfRange(key, "\"\(string)\"", "one of \(choices.joined(separator: ", "))")
         }
         return string
+    }
+
+    func outOfRange(_ key: String, _ given: String, _ allowed: String) -> ToolInputError {
+        ToolInputError(argument: pointer(key), reason: "is \(given); it must be \(allowed)")
     }
 
     func wrongType(_ key: String, _ expected: String, _ value: JSONValue) -> ToolInputError {
@@ -145,7 +149,10 @@ enum Shapes {
             "presenter": .string(alert.presenter),
             "tag": .integer(alert.tag),
             "buttons": .array(alert.buttons.map { button in
-                .object(["index": .integer(Int64(button.index)), "title": .string(button.title), "style": .string(button.style)])
+                .object([
+                    "index": .integer(Int64(button.index)), "title": .string(button.title),
+                    "style": .string(button.style),
+                ])
             }),
             "fields": .array(alert.fields.map { field in
                 .object([
@@ -162,8 +169,7 @@ enum Shapes {
 
     /// `ask`'s output: the alert's id and its Result, flat.
     static func answer(_ alert: AlertSnapshot, _ outcome: AlertOutcome, reveal: Bool) -> JSONObject {
-        JSONObject([("alertId", .string(alert.id))] + result(outcome, fields: alert.fields, reveal: reveal).members.map {
-            ($0.key, $0.value)
-        })
+        let members = result(outcome, fields: alert.fields, reveal: reveal).members.map { ($0.key, $0.value) }
+        return JSONObject([("alertId", .string(alert.id))] + members)
     }
 }

@@ -25,7 +25,9 @@ struct Tool: Sendable {
             "description": .string(description),
             "inputSchema": Schema.parse(input),
             "outputSchema": Schema.parse(output),
-            "annotations": .object(JSONObject([("title", .string(title))] + annotations.members.map { ($0.key, $0.value) })),
+            "annotations": .object(JSONObject(
+                [("title", .string(title))] + annotations.members.map { ($0.key, $0.value) }
+            )),
         ])
     }
 }

@@ -95,4 +95,34 @@ struct JSONRPCTests {
             #expect(tool["title"]?.stringValue?.isEmpty == false)
         }
     }
+
+    @Test("server/discover lists every revision; a 2026-07-28 request is answered with resultType and caching members")
+    func stateless() async throws {
+        let client = Client()
+        let discover = try #require(await client.send(
+            #"{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}"#
+        )?.objectValue?["result"]?.objectValue)
+        #expect(discover["supportedVersions"] == json(#"["2025-11-25","2025-06-18","2026-07-28"]"#))
+        #expect(discover["resultType"] == .string("complete"))
+        #expect(discover["_meta"]?.objectValue?["io.modelcontextprotocol/serverInfo"]?.objectValue?["name"] == .string("alertd"))
+        let list = try #require(await client.send(
+            #"{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}"#
+        )?.objectValue?["result"]?.objectValue)
+        #expect(list["ttlMs"] == .integer(0))
+        #expect(list["cacheScope"] == .string("private"))
+        #expect(list["tools"]?.arrayValue?.count == 7)
+        let handshake = try #require(await client.send(#"{"jsonrpc":"2.0","id":3,"method":"tools/list"}"#)?.objectValue?["result"]?.objectValue)
+        #expect(handshake["resultType"] == nil)
+    }
+
+    @Test("a request naming an unknown version in _meta is -32022 with the supported versions")
+    func unsupportedVersion() async throws {
+        let reply = await Client().send(
+            #"{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2099-01-01"}}}"#
+        )
+        #expect(error(reply).code == -32022)
+        let data = reply?.objectValue?["error"]?.objectValue?["data"]?.objectValue
+        #expect(data?["requested"] == .string("2099-01-01"))
+        #expect(data?["supported"]?.arrayValue?.contains(.string("2026-07-28")) == true)
+    }
 }

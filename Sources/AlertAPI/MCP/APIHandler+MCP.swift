@@ -14,9 +14,8 @@ import MicroHTTP
 /// a result or an error object, a tool's refusal (a responder may not `ask`) a result with `isError`.
 extension APIHandler {
     /// The MCP protocol revisions a client may name in `MCP-Protocol-Version`; without the header the spec has the
-    /// server assume 2025-03-26, which alertd serves as it serves 2025-06-18. 2026-07-28 is let through so that a
-    /// client probing it (`server/discover`, which alertd does not have) gets JSON-RPC's method-not-found and falls
-    /// back to `initialize`, as clients that speak both do.
+    /// server assume 2025-03-26, which alertd serves as it serves 2025-06-18. 2026-07-28 is the stateless revision
+    /// (`server/discover`, no `initialize`).
     static let mcpHeaderVersions: Set<String> = ["2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28"]
 
     func mcp(_ route: RouteRequest) throws(Problem) -> HTTPReply {
@@ -48,15 +47,21 @@ extension APIHandler {
         case .response:
             // alertd sends no requests to clients, so no response is awaited: accepted and dropped.
             return .response(HTTPResponse(status: 202))
-        case .request(let id, let method, _):
+        case .request(let id, let method, let params):
             let (store, caller, webhooks) = (self.store, route.caller, self.webhooks)
+            // Up to 2025-11-25 a lost connection is no cancellation (the client sends notifications/cancelled);
+            // in the stateless 2026-07-28 revision closing the response stream is the cancellation.
+            let meta = params["_meta"]?.objectValue?[MCPServer.versionMetaKey]?.stringValue
+            let stateless = [request.headers["mcp-protocol-version"], meta].contains {
+                $0.map(MCPServer.statelessVersions.contains) ?? false
+            }
             let answered = HTTPReply.suspended { responder in
-                let call = MCPCall(responder, media: media)
+                let call = MCPCall(responder, media: media, hangUpCancels: stateless)
                 let registered = endpoint.add(call, client, id: id)
                 call.start { call in
                     defer { if registered { endpoint.remove(client, id: id) } }
                     let backend = StoreBackend(store: store, caller: caller, webhooks: webhooks,
-                                               willWait: call.willWait, hungUp: { call.hungUp })
+                                               willWait: call.willWait, keepsAlert: { call.keepsAlert })
                     return await endpoint.server.handle(message, backend: backend, emit: call.notify)
                 }
             }

@@ -32,11 +32,16 @@ final class MCPCall: Sendable {
     /// The task running the call, whether it was cancelled (perhaps before it started), and whether by a hang-up.
     private let worker = Lock<(task: Task<Void, Never>?, cancelled: Bool, hungUp: Bool)>((nil, false, false))
 
-    init(_ responder: HTTPResponder, media: Media) {
+    /// - Parameter hangUpCancels: a hang-up is the call's cancellation (the 2026-07-28 revision): the tool withdraws
+    ///   its alert. Else (up to 2025-11-25) the alert stays for the client's retry.
+    init(_ responder: HTTPResponder, media: Media, hangUpCancels: Bool) {
         phase = Lock(.deciding(responder))
         self.media = media
+        self.hangUpCancels = hangUpCancels
         responder.onCancel { [self] in cancel(hangUp: true) }
     }
+
+    private let hangUpCancels: Bool
 
     /// Runs `work` (the MCP server answering the request) on a task of its own, then sends its response; nil (the
     /// call was cancelled) ends the exchange without one, as the spec has it: 202 with no body, or the stream's end.
@@ -50,8 +55,9 @@ final class MCPCall: Sendable {
     }
 
     /// Ends the call's wait: the client sent `notifications/cancelled` (then the tool withdraws its alert), or hung up
-    /// (`hangUp`: the alert stays, since MCP does not take a disconnection for a cancellation, and a retry with the
-    /// same idempotency key finds it). The call still answers (a client that is gone gets nothing).
+    /// (`hangUp`: up to 2025-11-25 the alert stays, since MCP does not take a disconnection for a cancellation there,
+    /// and a retry with the same idempotency key finds it). The call still answers (a client that is gone gets
+    /// nothing).
     func cancel(hangUp: Bool = false) {
         worker.withLock { worker in
             worker.cancelled = true
@@ -60,9 +66,9 @@ final class MCPCall: Sendable {
         }?.cancel()
     }
 
-    /// Whether the client hung up on the call.
-    var hungUp: Bool {
-        worker.withLock { $0.hungUp }
+    /// Whether the client hung up on the call, in a revision where that is no cancellation: its alert is kept.
+    var keepsAlert: Bool {
+        !hangUpCancels && worker.withLock { $0.hungUp }
     }
 
     /// The call is about to wait on the store: a client that accepts an event stream gets one now, so its first

@@ -15,8 +15,9 @@ struct StoreBackend: AlertBackend {
     let webhooks: WebhookPolicy
     /// Called as a call starts to wait for a person (`MCPCall.willWait`: the answer becomes an event stream).
     var willWait: @Sendable () -> Void = {}
-    /// Whether the client hung up on the call (`MCPCall.hungUp`): the tool's withdrawal of its alert is then refused.
-    var hungUp: @Sendable () -> Bool = { false }
+    /// Whether the client hung up on a call whose alert stays (`MCPCall.keepsAlert`): the tool's withdrawal of its
+    /// alert is then refused.
+    var keepsAlert: @Sendable () -> Bool = { false }
 
     func create(_ draft: AlertDraftInput, idempotencyKey: String?) async throws(AlertBackendError) -> AlertSnapshot {
         try allow(.create)
@@ -54,10 +55,10 @@ struct StoreBackend: AlertBackend {
         return outcome(of: alert)
     }
 
-    /// After a hang-up the only dismissal a call makes is the tool withdrawing its alert: refused, so that the alert
-    /// stays pending for the client's retry (MCP does not take a disconnection for a cancellation).
+    /// After a hang-up the only dismissal a call makes is the tool withdrawing its alert: refused up to 2025-11-25,
+    /// so that the alert stays pending for the client's retry (a disconnection is no cancellation there).
     func dismiss(_ id: String) async throws(AlertBackendError) -> AlertOutcome {
-        if hungUp() { throw .cancelled }
+        if keepsAlert() { throw .cancelled }
         try allow(.dismiss)
         let alertID = AlertID(rawValue: id)
         _ = try readable(alertID)

@@ -79,7 +79,9 @@ struct ClientBackend: AlertBackend {
                     .rejected, "/fields/\(index)/keyboard: \(field.keyboard) is not a keyboard (one of \(names))"
                 )
             }
-            fields.append(FieldInput(placeholder: field.placeholder, text: field.text, secure: field.secure, keyboard: keyboard))
+            fields.append(FieldInput(
+                placeholder: field.placeholder, text: field.text, secure: field.secure, keyboard: keyboard
+            ))
         }
         return AlertInput(
             title: draft.title, message: draft.message, style: style, tag: draft.tag, presenter: draft.presenter,
@@ -120,7 +122,9 @@ struct ClientBackend: AlertBackend {
             case 404: return AlertBackendError(.notFound, detail)
             case 401, 403: return AlertBackendError(.forbidden, detail)
             case 409:
-                if let result = error.problem?.result { return AlertBackendError(.alreadyResolved(outcome(result)), detail) }
+                if let result = error.problem?.result {
+                    return AlertBackendError(.alreadyResolved(outcome(result)), detail)
+                }
                 return AlertBackendError(.rejected, detail)
             case let status? where status >= 500: return AlertBackendError(.failed, detail)
             default: return AlertBackendError(.rejected, detail)

@@ -2,6 +2,7 @@ import AlertClient
 import AlertMCP
 import BuildInfo
 import CommandLineText
+import Foundation
 
 /// `alertctl mcp`: an MCP server on standard input and output whose tools put questions to people through alertd.
 struct MCPCommand: Subcommand {
@@ -9,7 +10,7 @@ struct MCPCommand: Subcommand {
     static let summary = "An MCP server on stdio, for agents to ask people through alertd (ask, approve and more)."
     static let usage = "alertctl mcp [--reveal-secure] [--progress-interval DURATION] [--approval-timeout DURATION]"
     static let discussion = """
-        An MCP server (revisions 2025-06-18 and 2025-11-25) on standard input and output, one JSON-RPC message a
+        An MCP server (revisions 2025-06-18, 2025-11-25, 2026-07-28) on standard input and output, one message a
         line; logs go to standard error. Its tools: ask, create, wait, get, dismiss, list, and approve (Claude
         Code's permission prompt tool). It talks to alertd as every command does (ALERTD_URL or --url,
         ALERTD_TOKEN or ALERTD_TOKEN_FILE). A waiting call sends a progress notification every interval when
@@ -39,6 +40,9 @@ struct MCPCommand: Subcommand {
     func run(_ context: CommandContext) async -> ExitCode {
         let backend = ClientBackend(context: context)
         let server = MCPServer(backend: backend, options: options)
+        // A client that closes our standard output makes writes fail with EPIPE (the transport then stops writing)
+        // rather than kill the process before it withdraws the alerts of its waiting calls.
+        signal(SIGPIPE, SIG_IGN)
         Console.err("alertctl mcp: serving MCP on standard input and output for alertd at \(context.url)")
         await StdioTransport(server: server).run()
         return .ok

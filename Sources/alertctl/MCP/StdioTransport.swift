@@ -9,38 +9,36 @@ import SystemCalls
 ///
 /// Each message is handled in a task of its own, so a waiting `ask` holds up neither a `ping` nor the
 /// `notifications/cancelled` that stops it. At the end of input every call in flight is cancelled (their alerts
-/// withdrawn) and, after at most `closeGrace`, the transport returns.
+/// withdrawn) and, once they have ended or after at most `closeGrace`, the transport returns.
 struct StdioTransport {
     let server: MCPServer
     var closeGrace: Duration = .seconds(3)
 
     func run() async {
         let output = StandardOutput()
-        let lines = Self.lines()
-        await withTaskGroup(of: Void.self) { group in
-            for await line in lines {
-                switch line {
-                case .message(let bytes):
-                    group.addTask {
-                        if let reply = await server.handle(bytes, emit: output.write) {
-                            output.write(reply)
-                        }
+        let server = server
+        for await line in Self.lines() {
+            switch line {
+            case .message(let bytes):
+                output.begin()
+                Task {
+                    if let reply = await server.handle(bytes, emit: output.write) {
+                        output.write(reply)
                     }
-                case .tooLong:
-                    output.write(JSONRPC.error(JSONRPC.Failure(
-                        id: nil, code: .invalidRequest,
-                        message: "Invalid request: a message is at most \(JSONRPC.maxMessageBytes) bytes"
-                    )))
+                    output.end()
                 }
+            case .tooLong:
+                output.write(JSONRPC.error(JSONRPC.Failure(
+                    id: nil, code: .invalidRequest,
+                    message: "Invalid request: a message is at most \(JSONRPC.maxMessageBytes) bytes"
+                )))
             }
-            server.cancelAll()
-            let grace = closeGrace
-            group.addTask {
-                try? await Task.sleep(for: grace)
-            }
-            // The first child to finish after the cancel is either the grace period or the last call's withdrawal.
-            while server.callsInFlight > 0, await group.next() != nil {}
-            group.cancelAll()
+        }
+        // The client is gone: stop every call, and give their withdrawals a moment (not forever: alertd may be away).
+        server.cancelAll()
+        let deadline = ContinuousClock.now + closeGrace
+        while output.handling > 0, ContinuousClock.now < deadline {
+            try? await Task.sleep(for: .milliseconds(10))
         }
     }
 
@@ -86,9 +84,15 @@ struct StdioTransport {
     }
 }
 
-/// Standard output for protocol messages: each written whole, with its newline, one at a time.
+/// Standard output for protocol messages: each written whole, with its newline, one at a time; and how many
+/// messages are being handled (whose replies are still to come).
 final class StandardOutput: Sendable {
     private let lock = Lock(())
+    private let active = Lock(0)
+
+    func begin() { active.withLock { $0 += 1 } }
+    func end() { active.withLock { $0 -= 1 } }
+    var handling: Int { active.withLock { $0 } }
 
     func write(_ message: [UInt8]) {
         lock.withLock { _ in
