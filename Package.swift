@@ -56,7 +56,7 @@ let package = Package(
         // not SQLite or PostgreSQL.
         .target(
             name: "AlertAPI",
-            dependencies: ["MicroHTTP", "AlertCore", "BuildInfo", "JSON", "Locking", "SystemCalls"],
+            dependencies: ["MicroHTTP", "AlertCore", "AlertMCP", "BuildInfo", "JSON", "Locking", "SystemCalls"],
             plugins: ["EmbedResource"]
         ),
         // Several instances on one PostgreSQL: the database decides every change, each instance's store is a cache.

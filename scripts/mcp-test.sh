@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# MCP conformance: the real MCP Python SDK (`mcp` on PyPI) as the client of `alertctl mcp` (stdio), against a real
-# alertd with tokens and a data dir; jsonschema checks the tools' schemas and every structuredContent.
+# MCP conformance: the real MCP Python SDK (`mcp` on PyPI) as the client of `alertctl mcp` (stdio) and of alertd's
+# own `POST /mcp` (Streamable HTTP), against a real alertd with tokens and a data dir; jsonschema checks the tools'
+# schemas and every structuredContent.
 # scripts/mcp_test.py says what is checked. Exits non-zero on any failure. `make test` runs it after the
 # generated-client step.
 #

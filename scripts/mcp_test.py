@@ -9,9 +9,14 @@ secure values withheld), progress notifications, expiry, cancellation, `approve`
 tool_use_id, expiry, an unreachable alertd), alertd killed with SIGKILL while `ask` waits, and the Claude Code
 hook command (allow, deny, unreachable). Raw JSON-RPC over stdio checks the error objects.
 
+The same tool checks run over Streamable HTTP against alertd's own `POST /mcp` (HTTPTransport: the SDK's
+`streamable_http_client` with the token as a header), then the HTTP rules by hand (401, 403 for a foreign Origin,
+405, a responder's ask refused, malformed JSON-RPC answered with error objects and never a 5xx) and a kill -9 while
+`ask` waits: the client calls again with the same idempotencyKey, as an HTTP client must, and gets the answer once.
+
 The transport-independent checks are `tool_suite(transport, alertd)`: a transport is an object with
-`client(token, approval_timeout=None)` and `unreachable_client()`, each an async context manager that yields a
-connected `mcp.Client`. StdioTransport is alertctl's; an HTTP transport (alertd's /mcp) can be added beside it.
+`client(token, approval_timeout=None)` and `unreachable_client()` (None where the server is alertd itself), each an
+async context manager that yields a connected `mcp.Client`.
 """
 
 import json
@@ -30,9 +35,11 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 
 import anyio
+import httpx2
 import jsonschema
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
+from mcp.client.streamable_http import streamable_http_client
 
 STARTUP_SECONDS = 30
 DEADLINE_SECONDS = 30
@@ -71,9 +78,10 @@ def free_port():
 class Alertd:
     """alertd on a fixed loopback port with a data dir and three tokens; it can be SIGKILLed and started again."""
 
-    def __init__(self, binary, work):
+    def __init__(self, binary, work, extra=()):
         self.binary = binary
         self.work = work
+        self.extra = list(extra)
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.tokens = {name: secrets.token_urlsafe(24) for name in ("producer", "responder", "admin")}
@@ -86,7 +94,8 @@ class Alertd:
         out_path = self.work / f"alertd-{self.starts}.out"
         with open(out_path, "w") as out, open(self.work / f"alertd-{self.starts}.log", "w") as log:
             self.process = subprocess.Popen(
-                [self.binary, "--host", "127.0.0.1", "--port", str(self.port), "--data-dir", str(self.work / "data")],
+                [self.binary, "--host", "127.0.0.1", "--port", str(self.port), "--data-dir", str(self.work / "data"),
+                 *self.extra],
                 stdout=out, stderr=log, env=env)
         deadline = time.monotonic() + STARTUP_SECONDS
         while time.monotonic() < deadline and self.process.poll() is None:
@@ -180,6 +189,37 @@ class StdioTransport:
         return Client(self.parameters("producer", url=f"http://127.0.0.1:{free_port()}"), mode="auto")
 
 
+class HTTPTransport:
+    """alertd's own `POST /mcp`, through the SDK's Streamable HTTP client with the token as a bearer header.
+
+    An approval that expires needs alertd's --mcp-approval-timeout: a second alertd, started on first use."""
+
+    def __init__(self, alertd):
+        self.alertd = alertd
+        self.name = "http"
+        self.expiring = None
+
+    def client(self, token="producer", approval_timeout=None, mode="auto", alertd=None):
+        if approval_timeout:
+            if self.expiring is None:
+                self.expiring = Alertd(self.alertd.binary, self.alertd.work / "expiring",
+                                       ["--mcp-approval-timeout", str(approval_timeout), "--mcp-progress-interval", "1"])
+                self.expiring.work.mkdir(exist_ok=True)
+                self.expiring.start()
+            alertd = self.expiring
+        alertd = alertd or self.alertd
+        http = httpx2.AsyncClient(headers={"Authorization": f"Bearer {alertd.tokens[token]}"},
+                                  timeout=httpx2.Timeout(DEADLINE_SECONDS, read=300))
+        return Client(streamable_http_client(alertd.url + "/mcp", http_client=http), mode=mode)
+
+    def unreachable_client(self):
+        return None  # the MCP server is alertd itself: no alertd, no server to call
+
+    def stop(self):
+        if self.expiring is not None:
+            self.expiring.stop()
+
+
 class Tools:
     """Calls tools and checks each result: structuredContent valid against the outputSchema, the same JSON as text."""
 
@@ -267,7 +307,10 @@ async def tool_suite(transport, alertd):
         checks.check(f"{label}: a responder-only token cannot create: isError saying so",
                      result.is_error and "create" in result.content[0].text, result.content)
 
-    async with transport.unreachable_client() as client:
+    unreachable = transport.unreachable_client()
+    if unreachable is None:
+        return
+    async with unreachable as client:
         tools = Tools(client, label)
         await tools.load()
         result = await tools.call("approve", {"tool_name": "Bash", "input": {"command": "ls"}})
@@ -423,6 +466,100 @@ async def restart_checks(transport, alertd):
         checks.check(f"{label}: no second alert was made", len(await alertd.alerts("all")) == before)
 
 
+async def http_restart_checks(transport, alertd):
+    """alertd SIGKILLed while ask waits over /mcp: the POST's stream breaks, so the call fails. What an HTTP client
+    must do: call again with the same idempotencyKey until alertd answers; alertd kept the alert (a broken
+    connection is no cancellation), the retry waits on it, and the answer comes once, for the same alert."""
+    label = transport.name
+    arguments = {"title": f"Survive {label}", "buttons": ["No", "Yes"],
+                 "idempotencyKey": f"survive-{label}-{secrets.token_hex(4)}"}
+    outcome, broken = [], []
+
+    async def ask_until_answered():
+        deadline = time.monotonic() + 3 * DEADLINE_SECONDS
+        while time.monotonic() < deadline:
+            try:
+                async with tools_of(transport, label) as tools:
+                    outcome.append(await tools.call("ask", arguments))
+                    return
+            except Exception as error:  # the broken stream, then connection refused until alertd is back
+                broken.append(f"{type(error).__name__}: {error}")
+                await anyio.sleep(0.2)
+
+    async with anyio.create_task_group() as group:
+        group.start_soon(ask_until_answered)
+        alert_id = await alertd.pending_titled(f"Survive {label}")
+        before = len(await alertd.alerts("all"))
+        await anyio.to_thread.run_sync(alertd.kill9)
+        await anyio.sleep(0.5)
+        await anyio.to_thread.run_sync(alertd.start)
+        status, _ = await alertd.answer(alert_id, "Yes")
+        checks.check(f"{label}: the alert survived the kill -9 and is answered", status == 200, status)
+    checks.check(f"{label}: the call in flight failed when alertd died", len(broken) >= 1, broken)
+    checks.check(f"{label}: the retried ask returns that answer once, for the same alert",
+                 len(outcome) == 1 and outcome[0].structured_content["alertId"] == alert_id
+                 and outcome[0].structured_content["buttonTitle"] == "Yes", [o.structured_content for o in outcome])
+    checks.check(f"{label}: no second alert was made", len(await alertd.alerts("all")) == before)
+
+
+async def raw_http_checks(alertd):
+    """POST /mcp by hand: the HTTP rules, and JSON-RPC error objects for malformed messages (never a 5xx)."""
+    def post(body, token="producer", headers=None):
+        data = body if isinstance(body, bytes) else json.dumps(body).encode()
+        request = urllib.request.Request(alertd.url + "/mcp", data=data, method="POST")
+        request.add_header("Content-Type", "application/json")
+        request.add_header("Accept", "application/json, text/event-stream")
+        if token:
+            request.add_header("Authorization", f"Bearer {alertd.tokens[token]}")
+        for name, value in (headers or {}).items():
+            request.add_header(name, value)
+        try:
+            with urllib.request.urlopen(request, timeout=DEADLINE_SECONDS) as response:
+                text = response.read()
+                return response.status, response.headers.get("Content-Type", ""), json.loads(text) if text else None
+        except urllib.error.HTTPError as error:
+            text = error.read()
+            return error.code, error.headers.get("Content-Type", ""), json.loads(text) if text else None
+
+    async def call(*arguments, **options):
+        return await anyio.to_thread.run_sync(lambda: post(*arguments, **options))
+
+    ping = {"jsonrpc": "2.0", "id": 1, "method": "ping"}
+    status, kind, body = await call(ping, token=None)
+    checks.check("http: /mcp without a token is 401 problem+json",
+                 status == 401 and kind.startswith("application/problem+json"), (status, body))
+    status, kind, body = await call(ping, headers={"Origin": "http://evil.example"})
+    checks.check("http: a foreign Origin is 403", status == 403 and body["type"].endswith("origin-not-allowed"),
+                 (status, body))
+    status, _, body = await call({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+                                  "params": {"name": "ask", "arguments": {"title": "Responder asks"}}}, token="responder")
+    checks.check("http: a responder-only token cannot ask (isError naming the role)",
+                 status == 200 and body["result"]["isError"] and "responder role" in body["result"]["content"][0]["text"],
+                 body)
+    for raw, expected_status, code in ((b'{"jsonrpc":"2.0","id":1,', 400, -32700),
+                                       (b'[{"jsonrpc":"2.0","id":1,"method":"ping"}]', 400, -32600),
+                                       (b'{"jsonrpc":"2.0","id":3,"method":"no/such"}', 200, -32601)):
+        status, kind, body = await call(raw)
+        checks.check(f"http: {raw.decode()[:30]} gets error {code} with {expected_status}",
+                     status == expected_status and kind.startswith("application/json") and body["error"]["code"] == code,
+                     (status, body))
+    status, _, body = await call({"jsonrpc": "2.0", "method": "notifications/initialized"})
+    checks.check("http: a notification is 202 with no body", status == 202 and body is None, (status, body))
+
+    def get():
+        request = urllib.request.Request(alertd.url + "/mcp", method="GET")
+        request.add_header("Authorization", f"Bearer {alertd.tokens['producer']}")
+        try:
+            urllib.request.urlopen(request, timeout=DEADLINE_SECONDS)
+            return None, None
+        except urllib.error.HTTPError as error:
+            return error.code, error.headers.get("Allow")
+
+    status, allow = await anyio.to_thread.run_sync(get)
+    checks.check("http: GET /mcp is 405 with Allow: POST (no server-initiated stream)", (status, allow) == (405, "POST"),
+                 (status, allow))
+
+
 async def raw_stdio_checks(alertctl, alertd):
     """JSON-RPC over stdio by hand: version negotiation, the error objects, only protocol on stdout."""
     env = dict(os.environ, ALERTD_URL=alertd.url, ALERTD_TOKEN=alertd.tokens["producer"])
@@ -507,18 +644,23 @@ async def hook_checks(alertctl, alertd):
 
 async def main():
     alertd_binary, alertctl, work = sys.argv[1], sys.argv[2], Path(sys.argv[3])
-    alertd = Alertd(alertd_binary, work)
+    alertd = Alertd(alertd_binary, work, ["--mcp-progress-interval", "1"])
     alertd.start()
     transport = StdioTransport(alertctl, alertd)
+    http = HTTPTransport(alertd)
     try:
         await raw_stdio_checks(alertctl, alertd)
         await tool_suite(transport, alertd)
         await restart_checks(transport, alertd)
         await hook_checks(alertctl, alertd)
+        await raw_http_checks(alertd)
+        await tool_suite(http, alertd)
+        await http_restart_checks(http, alertd)
     except Exception as error:  # a crash in the run is a failure, reported with the rest
         traceback.print_exc()
         checks.check("the MCP checks run to their end", False, f"{type(error).__name__}: {error}")
     finally:
+        http.stop()
         alertd.stop()
     print(f"mcp-test: {checks.passed} passed, {checks.failed} failed", flush=True)
     sys.exit(1 if checks.failed else 0)

@@ -122,7 +122,7 @@ public final class AlertdApp: Sendable {
                              keepAlive: configuration.eventKeepAlive, tokens: tokens,
                              allowedOrigins: configuration.allowedOrigins, allowedHosts: configuration.allowedHosts,
                              listenHost: configuration.http.host, waitsPerClient: configuration.waitsPerClient,
-                             journalGauges: gauges, clusterGauges: clusterGauges)
+                             journalGauges: gauges, clusterGauges: clusterGauges, mcp: configuration.mcp)
         var http = configuration.http
         http.reservedDescriptors += outbound
         do {
