@@ -21,6 +21,7 @@
  * build: cc -O2 -o baseline baseline.c $(pkg-config --cflags --libs libmicrohttpd)
  */
 #include "../tools/http.h"
+#include "common.h"
 #include <microhttpd.h>
 #include <pthread.h>
 #include <signal.h>
@@ -60,24 +61,6 @@ static void resume_all(void)
     for (size_t i = 0; i < held_count; i++) MHD_resume_connection(held[i]);
     held_count = 0;
     pthread_mutex_unlock(&held_lock);
-}
-
-static enum MHD_Result queue_json(struct MHD_Connection *connection, unsigned int status,
-                                  const char *body, size_t length)
-{
-    struct MHD_Response *response =
-        MHD_create_response_from_buffer(length, (void *)body, MHD_RESPMEM_PERSISTENT);
-    if (response == NULL) return MHD_NO;
-    MHD_add_response_header(response, "Content-Type", "application/json");
-    enum MHD_Result result = MHD_queue_response(connection, status, response);
-    MHD_destroy_response(response);
-    return result;
-}
-
-static int ends_with(const char *text, const char *suffix)
-{
-    size_t n = strlen(text), m = strlen(suffix);
-    return n >= m && memcmp(text + n - m, suffix, m) == 0;
 }
 
 static enum MHD_Result access_handler(void *cls, struct MHD_Connection *connection, const char *url,
