@@ -3,15 +3,27 @@
 # Not part of `make bench`: run it by hand, about 3 minutes. See bench/results/HISTORY.md,
 # "Where the time goes".
 #
-#   bench/profile/callgrind.sh [scenario...]     scenarios: baseline healthz get post (default: all)
+#   bench/profile/callgrind.sh [scenario...]     scenarios: baseline baseline-post healthz get post
+#                                                (default: all)
 #
 # valgrind 3.19 (Debian 12) crashes on libdispatch's dispatch_main, which Swift's async main
 # runs on the main thread. So this profiles a copy of the sources (in a temporary directory,
 # never in the work tree) whose Sources/alertd/main.swift starts the same AlertdApp from plain
 # top-level code and sleeps. Everything below main (transport, API, store) is the real code.
 #
-# Each scenario: start under callgrind with instrumentation off, warm up 3 s with wrk, profile
-# 10 s of `wrk -t1 -c8`, then print bench/profile/callgrind_summary.py per request. Note that
+# Each scenario: start under callgrind with instrumentation off, warm up with PROFILE_REQUESTS
+# requests, profile exactly PROFILE_REQUESTS more (default 2000; bench/profile/client.py, 4
+# keep-alive connections, outside valgrind), then print bench/profile/callgrind_summary.py per
+# request (totals by library and source file, the top functions by self and inclusive cost) and
+# keep the callgrind files and the summaries in PROFILE_OUT (default /tmp/alertd-profile-out) for
+# callgrind_annotate. A fixed count makes the figure repeatable under load, where rates are not.
+#
+#   PROFILE_SCRATCH  build directory (default /tmp/alertd-profile-build)
+#   PROFILE_SRC      the profiling copy of the sources, kept between runs so that builds are
+#                    incremental (default /tmp/alertd-profile-src)
+#   PROFILE_PORT     port (default 18690)
+#
+# Note that
 # callgrind counts each byte of libmicrohttpd's 64 KiB `memset` per request as an instruction;
 # the summary shows it apart. Ir is not time: kernel work (TCP, futex wake-ups, context switches)
 # is invisible here; see the perf figures in bench/results/HISTORY.md for that.
@@ -19,14 +31,18 @@ set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 command -v swift >/dev/null 2>&1 || PATH=$PATH:/opt/swift/usr/bin
-for tool in valgrind callgrind_control wrk curl cc; do
+for tool in valgrind callgrind_control python3 curl cc; do
     command -v "$tool" >/dev/null 2>&1 || { echo "callgrind.sh: $tool not found" >&2; exit 1; }
 done
 SCENARIOS=("$@")
-((${#SCENARIOS[@]})) || SCENARIOS=(baseline healthz get post)
+((${#SCENARIOS[@]})) || SCENARIOS=(baseline baseline-post healthz get post)
 WORK=$(mktemp -d /tmp/alertd-profile.XXXXXX)
 SCRATCH=${PROFILE_SCRATCH:-/tmp/alertd-profile-build}
+SRC=${PROFILE_SRC:-/tmp/alertd-profile-src}
+OUT=${PROFILE_OUT:-/tmp/alertd-profile-out}
 PORT=${PROFILE_PORT:-18690}
+REQUESTS=${PROFILE_REQUESTS:-2000}
+mkdir -p "$OUT"
 VALGRIND_PID=
 cleanup() {
     [[ -n "$VALGRIND_PID" ]] && kill -KILL "$VALGRIND_PID" 2>/dev/null
@@ -34,10 +50,12 @@ cleanup() {
 }
 trap cleanup EXIT
 
-echo "== copying the sources to $WORK/src and building (scratch $SCRATCH)"
-mkdir -p "$WORK/src"
-(cd "$ROOT" && tar --exclude=./.build --exclude=./bench -cf - .) | tar -xf - -C "$WORK/src"
-cat >"$WORK/src/Sources/alertd/main.swift" <<'EOF'
+echo "== copying the sources to $SRC and building (scratch $SCRATCH)"
+mkdir -p "$SRC"
+# cp -u rewrites only what changed, in place, so that the build stays incremental (a file deleted from the work
+# tree stays in the copy: remove PROFILE_SRC then).
+for entry in "$ROOT"/*; do [[ "$(basename "$entry")" == bench ]] || cp -a -u "$entry" "$SRC/"; done
+cat >"$WORK/main.swift" <<'EOF'
 import AlertServer
 import Foundation
 
@@ -51,50 +69,49 @@ print("alertd listening on \(app.url)")
 fflush(nil)
 while true { sleep(3600) }
 EOF
-(cd "$WORK/src" && swift build -c release --product alertd --scratch-path "$SCRATCH" -Xswiftc -g 2>&1 | tail -1)
-ALERTD="$(cd "$WORK/src" && swift build -c release --product alertd --scratch-path "$SCRATCH" --show-bin-path)/alertd"
+cmp -s "$WORK/main.swift" "$SRC/Sources/alertd/main.swift" || cp "$WORK/main.swift" "$SRC/Sources/alertd/main.swift"
+(cd "$SRC" && swift build -c release --product alertd --scratch-path "$SCRATCH" -Xswiftc -g 2>&1 | tail -1)
+ALERTD="$(cd "$SRC" && swift build -c release --product alertd --scratch-path "$SCRATCH" --show-bin-path)/alertd"
 # shellcheck disable=SC2046
 cc -O2 -g -o "$WORK/baseline" "$ROOT/bench/baseline/baseline.c" $(pkg-config --cflags --libs libmicrohttpd) -lpthread
 LOGIN='{"title":"Login","message":"Enter your credentials","buttons":["Cancel","Log in"],"fields":[{"placeholder":"Username"},{"placeholder":"Password","secure":true,"keyboard":"asciiCapable"}]}'
 
 PATTERNS='^ServerCore\.(access|dispatch|perform|queue|resume)|^APIHandler\.(handle|alert|create|instrument)|^specialized Route\.init|^Route\.init|^JSONWriter\.write\(_:redacting|^AccessLog\.request|^Metrics\.request|^static APIHandler\.(parse|requestID)|^specialized static APIHandler\.(parse|requestID)|AlertDraft\.init\(json|^AlertDraft\.(normalized|checkLimits)|^AlertStore\.(alert|create)\(|AlertID\.random|^swift_task_create$|^MHD_(suspend|resume|queue_response|create_response|add_response_header|get_connection_values)'
 
-profile() { # name url-path [wrk args...]
-    local name=$1 path=$2 server id requests
+profile() { # name url-path [client args...]
+    local name=$1 path=$2 server id
     shift 2
-    if [[ "$name" == baseline ]]; then server=("$WORK/baseline" "$PORT"); else server=("$ALERTD" --port "$PORT" --max-pending 5000000); fi
+    if [[ "$name" == baseline* ]]; then server=("$WORK/baseline" "$PORT"); else server=("$ALERTD" --port "$PORT" --max-pending 5000000); fi
     valgrind --tool=callgrind --instr-atstart=no --compress-strings=no --compress-pos=no \
         --callgrind-out-file="$WORK/cg.$name.out" "${server[@]}" >"$WORK/$name.log" 2>&1 &
     VALGRIND_PID=$!
     for _ in $(seq 150); do curl -sf -o /dev/null "http://127.0.0.1:$PORT/healthz" && break; sleep 0.2; done
     id=$(curl -s -H 'Content-Type: application/json' -d "$LOGIN" "http://127.0.0.1:$PORT/v1/alerts" | sed -n 's/.*"id":"\([^"]*\)".*/\1/p')
     path=${path//\{id\}/$id}
-    wrk -t1 -c8 -d3s "$@" "http://127.0.0.1:$PORT$path" >/dev/null
+    python3 "$ROOT/bench/profile/client.py" -n "$REQUESTS" "$@" "http://127.0.0.1:$PORT$path" >/dev/null
     callgrind_control -i on "$VALGRIND_PID" >/dev/null
-    requests=$(wrk -t1 -c8 -d10s "$@" "http://127.0.0.1:$PORT$path" | awk '/requests in/ { print $1 }')
+    python3 "$ROOT/bench/profile/client.py" -n "$REQUESTS" "$@" "http://127.0.0.1:$PORT$path"
     callgrind_control -i off "$VALGRIND_PID" >/dev/null
     callgrind_control -d "$VALGRIND_PID" >/dev/null
     sleep 1
     kill "$VALGRIND_PID" 2>/dev/null || true
     wait "$VALGRIND_PID" 2>/dev/null || true
     VALGRIND_PID=
+    cp "$WORK/cg.$name.out.1" "$OUT/callgrind.$name.out"
     echo
-    echo "== $name: $path ($requests requests profiled)"
-    python3 "$ROOT/bench/profile/callgrind_summary.py" "$WORK/cg.$name.out.1" "$requests" "$PATTERNS"
+    echo "== $name: $path ($REQUESTS requests profiled; $OUT/callgrind.$name.out)"
+    python3 "$ROOT/bench/profile/callgrind_summary.py" "$OUT/callgrind.$name.out" "$REQUESTS" "$PATTERNS" |
+        tee "$OUT/summary.$name.txt"
 }
 
 printf '%s' "$LOGIN" >"$WORK/login.json"
-cat >"$WORK/post.lua" <<EOF
-wrk.method = "POST"
-wrk.body = '$LOGIN'
-wrk.headers["Content-Type"] = "application/json"
-EOF
 for scenario in "${SCENARIOS[@]}"; do
     case $scenario in
         baseline) profile baseline /v1/alerts/x ;;
         healthz) profile healthz /healthz ;;
         get) profile get '/v1/alerts/{id}' ;;
-        post) profile post /v1/alerts -s "$WORK/post.lua" ;;
+        baseline-post) profile baseline-post /v1/alerts -b "$WORK/login.json" ;;
+        post) profile post /v1/alerts -b "$WORK/login.json" ;;
         *) echo "callgrind.sh: unknown scenario $scenario" >&2; exit 64 ;;
     esac
 done

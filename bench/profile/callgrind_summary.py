@@ -7,7 +7,8 @@ Prints the total instructions (Ir) per request, the self cost per request groupe
 (libmicrohttpd, libc, Swift runtime, Swift concurrency, libdispatch, alertd), libc's memset
 apart (callgrind counts each byte of `rep stosb` as an instruction, which overstates it), the
 alertd self cost per source file, and the inclusive cost per request of every function whose
-demangled name matches a PATTERN (regular expressions). Demangles with swift-demangle when found.
+demangled name matches a PATTERN (regular expressions), and the top functions by self and by inclusive
+cost (SUMMARY_TOP, default 20; 0 leaves them out). Demangles with swift-demangle when found.
 """
 import collections
 import os
@@ -109,10 +110,20 @@ def main():
         for name, cost in files.most_common(25):
             print(f"  {name}: {per(cost):,.0f}")
 
+    by_function = collections.Counter()
+    for (o, _, f), cost in self_cost.items():
+        by_function[(o, f)] += cost
+    top = int(os.environ.get("SUMMARY_TOP", "20"))
+    if top:
+        print(f"top {top} functions by self cost (exclusive Ir/request):")
+        for (o, f), cost in by_function.most_common(top):
+            print(f"  {per(cost):>9,.0f}  {(names.get(f, f) or '?')[:150]}  [{os.path.basename(o or '?')}]")
+        inclusive = collections.Counter({k: by_function[k] + sum(calls[k].values()) for k in functions})
+        print(f"top {top} functions by inclusive cost (Ir/request; recursion may count twice):")
+        for (o, f), cost in inclusive.most_common(top):
+            print(f"  {per(cost):>9,.0f}  {(names.get(f, f) or '?')[:150]}  [{os.path.basename(o or '?')}]")
+
     if patterns:
-        by_function = collections.Counter()
-        for (o, _, f), cost in self_cost.items():
-            by_function[(o, f)] += cost
         print("inclusive Ir/request (self + callees; recursion not counted twice):")
         rows = []
         for key in functions:
