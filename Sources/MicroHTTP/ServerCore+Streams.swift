@@ -28,11 +28,11 @@ extension ServerCore {
         defer { MHD_destroy_response(response) }
         request.stream = stream
         for field in head.headers {
-            MHD_add_response_header(response, field.name, field.value)
+            Self.addHeader(response, field.name, field.value)
         }
-        request.responseHeaders.forEach { MHD_add_response_header(response, $0.name, $0.value) }
+        request.responseHeaders.forEach { Self.addHeader(response, $0.name, $0.value) }
         state.withLock { $0.streams[ObjectIdentifier(stream)] = stream }
-        if draining.load(ordering: .relaxed) { MHD_add_response_header(response, "Connection", "close") }
+        if draining.load(ordering: .relaxed) { Self.addHeader(response, "Connection", "close") }
         let queued = MHD_queue_response(connection, UInt32(head.status), response)
         let task = Task { await producer(stream) }
         stream.producer.withLock { $0 = task }

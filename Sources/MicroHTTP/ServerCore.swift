@@ -267,13 +267,22 @@ final class ServerCore: Sendable {
         guard let created else { return .NO }
         defer { MHD_destroy_response(created) }
         for field in response.headers {
-            MHD_add_response_header(created, field.name, field.value)
+            Self.addHeader(created, field.name, field.value)
         }
-        request.responseHeaders.forEach { MHD_add_response_header(created, $0.name, $0.value) }
+        request.responseHeaders.forEach { Self.addHeader(created, $0.name, $0.value) }
         if close || draining.load(ordering: .relaxed) {
-            MHD_add_response_header(created, "Connection", "close")
+            Self.addHeader(created, "Connection", "close")
         }
         return MHD_queue_response(connection, UInt32(response.status), created)
+    }
+
+    /// Adds a header to a libmicrohttpd response through `withCString`, which lends a native string's own bytes: the
+    /// implicit `String` → `UnsafePointer<CChar>` conversion copies each string into a new array first, two
+    /// allocations a header and ~10% of a `/healthz` (callgrind, issue 28).
+    static func addHeader(_ response: OpaquePointer, _ name: String, _ value: String) {
+        name.withCString { name in
+            value.withCString { value in _ = MHD_add_response_header(response, name, value) }
+        }
     }
 
     /// `response`, its bytes reserved in `budget` until the request completes; or, when they would pass a limit,
