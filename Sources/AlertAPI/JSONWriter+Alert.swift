@@ -114,9 +114,9 @@ extension JSONWriter {
         for item in items {
             var writer = JSONWriter()
             write(&writer, item)
-            guard count == 0 || bytes.count + 2 + writer.bytes.count <= limit else { break }
+            guard count == 0 || bytes.count + 2 + writer.count <= limit else { break }
             if count > 0 { bytes.append(UInt8(ascii: ",")) }
-            bytes += writer.bytes
+            writer.withUnsafeBytes { bytes.append(contentsOf: $0) }
             count += 1
         }
         bytes.append(UInt8(ascii: "]"))

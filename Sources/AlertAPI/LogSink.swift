@@ -40,8 +40,8 @@ public final class LogSink: Sendable {
     /// a request thread must not block on a slow log reader.
     func write(_ line: JSONWriter) {
         buffer.withLock { buffer in
-            guard buffer.count + line.bytes.count < Self.bufferLimit else { return }
-            buffer.append(contentsOf: line.bytes)
+            guard buffer.count + line.count < Self.bufferLimit else { return }
+            line.withUnsafeBytes { buffer.append(contentsOf: $0) }
             buffer.append(10)
         }
     }
