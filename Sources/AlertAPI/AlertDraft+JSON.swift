@@ -37,48 +37,50 @@ extension AlertDraft {
 
 extension BodyReader {
     /// A button: a plain title (`"OK"`) or `{"title": "Delete", "style": "destructive"}`.
-    mutating func button(_ value: JSONValue, at pointer: String) -> ButtonSpec? {
+    mutating func button(_ value: JSONValue, at pointer: @autoclosure () -> String) -> ButtonSpec? {
         if let title = value.stringValue { return ButtonSpec(title: title) }
         guard value.objectValue != nil else {
-            fail(pointer, "a button must be a title string or an object with 'title'; got \(value.typeName)")
+            fail(pointer(), "a button must be a title string or an object with 'title'; got \(value.typeName)")
             return nil
         }
-        guard let object = self.object(value, at: pointer, allowed: ["title", "style"]) else { return nil }
-        let style = enumeration(object["style"], at: pointer + "/style", as: ButtonStyle.self)
-        guard let title = string(object["title"], at: pointer + "/title") else {
-            if object["title"] == nil || object["title"]?.isNull == true { fail(pointer + "/title", "a button needs a title") }
+        guard let object = self.object(value, at: pointer(), allowed: ["title", "style"]) else { return nil }
+        let style = enumeration(object["style"], at: pointer() + "/style", as: ButtonStyle.self)
+        guard let title = string(object["title"], at: pointer() + "/title") else {
+            if object["title"] == nil || object["title"]?.isNull == true {
+                fail(pointer() + "/title", "a button needs a title")
+            }
             return nil
         }
         return ButtonSpec(title: title, style: style)
     }
 
     /// A text field: `{"text", "placeholder", "secure", "keyboard"}`, all optional.
-    mutating func field(_ value: JSONValue, at pointer: String) -> FieldSpec? {
-        guard let object = self.object(value, at: pointer, allowed: ["text", "placeholder", "secure", "keyboard"])
+    mutating func field(_ value: JSONValue, at pointer: @autoclosure () -> String) -> FieldSpec? {
+        guard let object = self.object(value, at: pointer(), allowed: ["text", "placeholder", "secure", "keyboard"])
         else { return nil }
         var field = FieldSpec()
-        field.text = string(object["text"], at: pointer + "/text") ?? ""
-        field.placeholder = string(object["placeholder"], at: pointer + "/placeholder") ?? ""
-        field.secure = bool(object["secure"], at: pointer + "/secure") ?? false
-        field.keyboard = keyboard(object["keyboard"], at: pointer + "/keyboard") ?? .default
+        field.text = string(object["text"], at: pointer() + "/text") ?? ""
+        field.placeholder = string(object["placeholder"], at: pointer() + "/placeholder") ?? ""
+        field.secure = bool(object["secure"], at: pointer() + "/secure") ?? false
+        field.keyboard = keyboard(object["keyboard"], at: pointer() + "/keyboard") ?? .default
         return field
     }
 
     /// A UIKeyboardType: its name (`asciiCapable`, `UIKeyboardTypeAlphabet`) or raw value (`1`).
-    mutating func keyboard(_ value: JSONValue?, at pointer: String) -> KeyboardType? {
+    mutating func keyboard(_ value: JSONValue?, at pointer: @autoclosure () -> String) -> KeyboardType? {
         guard let value, !value.isNull else { return nil }
         if let name = value.stringValue {
             if let keyboard = KeyboardType(name: name) { return keyboard }
             let names = KeyboardType.allCases.map(\.name).joined(separator: ", ")
-            fail(pointer, "unknown keyboard '\(name)'; use one of \(names), or its raw value 0–11")
+            fail(pointer(), "unknown keyboard '\(name)'; use one of \(names), or its raw value 0–11")
             return nil
         }
         if let raw = value.int64Value {
             if let keyboard = KeyboardType(rawValue: Int(clamping: raw)) { return keyboard }
-            fail(pointer, "keyboard raw value must be 0–11 (UIKeyboardType); got \(raw)")
+            fail(pointer(), "keyboard raw value must be 0–11 (UIKeyboardType); got \(raw)")
             return nil
         }
-        fail(pointer, "'keyboard' must be a UIKeyboardType name or raw value; got \(value.typeName)")
+        fail(pointer(), "'keyboard' must be a UIKeyboardType name or raw value; got \(value.typeName)")
         return nil
     }
 }
