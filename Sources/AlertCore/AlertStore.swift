@@ -12,7 +12,7 @@
 public actor AlertStore {
     /// The limits and retention this store was created with.
     public nonisolated let configuration: Configuration
-    /// Runs the store's jobs, and inline work (`now(_:)`).
+    /// Runs the store's jobs, and inline work (`inline(_:)`).
     nonisolated let executor = StoreExecutor()
     /// Where changes are made durable; `nil` when the store is memory only.
     public nonisolated let journal: StoreJournal?
@@ -124,8 +124,8 @@ public actor AlertStore {
         fence = CommitFence(durableIndex: image.changeIndex)
         authority = nil
         epoch = image.epoch
-        // No one else has the store yet, so it is idle and `now` runs the restore at once.
-        let restored: Void? = now { store in store.restore(image) }
+        // No one else has the store yet, so it is idle and `inline` runs the restore at once.
+        let restored: Void? = inline { store in store.restore(image) }
         precondition(restored != nil, "a new store was busy")
     }
 
@@ -144,7 +144,7 @@ public actor AlertStore {
         fence = nil
         self.authority = authority
         epoch = image.epoch
-        let restored: Void? = now { store in store.restore(image) }
+        let restored: Void? = inline { store in store.restore(image) }
         precondition(restored != nil, "a new store was busy")
     }
 
