@@ -1,4 +1,5 @@
 import AlertCore
+import AlertModel
 import Foundation
 import JSON
 import MicroHTTP

@@ -1,4 +1,5 @@
 import AlertCore
+import AlertModel
 import MicroHTTP
 
 /// Every response that shows store state goes out once the journal holds that state: `onChange` for changes

@@ -1,6 +1,7 @@
 import AlertCore
-import MicroHTTP
+import AlertModel
 import JSON
+import MicroHTTP
 
 /// The alerts API: maps HTTP requests to `AlertStore` calls and results to JSON.
 /// `routes` lists the endpoints. Answers what needs no store at once; everything else waits for the store on a

@@ -1,4 +1,5 @@
 import AlertCore
+import AlertModel
 
 /// Who sent a request, as far as access control goes.
 struct Caller: Sendable {

@@ -1,4 +1,5 @@
 import AlertCore
+import AlertModel
 import MicroHTTP
 
 /// One resource of the API: its path template and its endpoints, one per method. `APIHandler.routes` lists them all.

@@ -1,3 +1,5 @@
+import AlertModel
+
 /// One alert on the heap; replaced, never mutated.
 ///
 /// `AlertTable` keeps its alerts boxed (an `Alert` is 256 bytes, a box reference 8), and a `StoreImage` hands its

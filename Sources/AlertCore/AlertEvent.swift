@@ -1,3 +1,5 @@
+import AlertModel
+
 /// One change of the store: an alert was created or resolved. Its `index` is the change
 /// index the change produced, so events are totally ordered and gap-free.
 public struct AlertEvent: Sendable, Equatable {

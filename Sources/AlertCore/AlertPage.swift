@@ -1,3 +1,5 @@
+import AlertModel
+
 /// A page of alerts and the store's change index when it was taken.
 public struct AlertPage: Sendable {
     /// The alerts, oldest first.

@@ -1,3 +1,5 @@
+import AlertModel
+
 extension AlertStore {
     /// Limits and retention for an `AlertStore`.
     public struct Configuration: Sendable {

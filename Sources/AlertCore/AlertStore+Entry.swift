@@ -1,3 +1,5 @@
+import AlertModel
+
 /// The ways into the store, one for each need, each named for what it promises.
 ///
 /// | need                                      | call                                   | `then` runs                      |

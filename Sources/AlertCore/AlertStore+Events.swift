@@ -1,3 +1,5 @@
+import AlertModel
+
 extension AlertStore {
     /// Kept events after `cursor`, oldest first, for resuming an event stream without a gap.
     ///

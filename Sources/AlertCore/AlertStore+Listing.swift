@@ -1,3 +1,5 @@
+import AlertModel
+
 extension AlertStore {
     /// Lists alerts oldest first (by creation), with the change index.
     ///

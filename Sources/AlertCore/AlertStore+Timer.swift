@@ -1,3 +1,5 @@
+import AlertModel
+
 /// The one timer: a min-heap of deadlines served by a single task sleeping until the earliest.
 extension AlertStore {
     /// The longest the timer task sleeps in one go; it then re-arms (this keeps far deadlines in range).

@@ -1,3 +1,4 @@
+import AlertModel
 import Foundation
 
 /// The store's write path: each change, made while the store is held, yields its journal records and its effects;

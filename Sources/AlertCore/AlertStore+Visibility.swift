@@ -1,3 +1,5 @@
+import AlertModel
+
 /// What a producer may learn of the change index: only the indexes of events of its own alerts.
 ///
 /// The change index counts everyone's changes. Shown to a producer whole, it would let the producer watch other

@@ -1,3 +1,5 @@
+import AlertModel
+
 extension AlertStore {
     /// The longest a single wait is held, whatever `timeout` says.
     static let longestWait = Duration.seconds(86_400 * 366)

@@ -1,3 +1,5 @@
+import AlertModel
+
 /// Holds every alert, applies the rules, and wakes whoever waits for an answer or a change.
 ///
 /// All state lives in this actor, so exactly one of any concurrent answers, dismissals and expiries wins.

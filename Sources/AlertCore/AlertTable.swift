@@ -1,3 +1,4 @@
+import AlertModel
 import Locking
 
 /// Every kept alert, by sequence number and by id, behind a mutex.

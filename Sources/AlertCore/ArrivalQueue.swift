@@ -1,3 +1,5 @@
+import AlertModel
+
 /// Sequence numbers in arrival order, for listing the oldest first in O(limit).
 ///
 /// Appends must be increasing. Removal marks a slot dead (a tombstone) after a binary search; dead slots at

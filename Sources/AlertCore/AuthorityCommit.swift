@@ -1,3 +1,5 @@
+import AlertModel
+
 /// One transaction a store's authority committed with changes in it, for `/metrics`.
 public struct AuthorityCommit: Sendable {
     /// Seconds from the transaction's start until it is on the database's disk (the wait for other instances'

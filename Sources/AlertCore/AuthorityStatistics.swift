@@ -1,3 +1,5 @@
+import AlertModel
+
 /// What a store's authority (the cluster's database) has done since it started, for `/metrics`.
 public struct AuthorityStatistics: Sendable, Equatable {
     /// Why changes are refused right now (the database is unreachable), or `nil`.

@@ -1,3 +1,4 @@
+import AlertModel
 import Locking
 
 /// Work the store releases once a turn's changes are durable: a response, a waiter's wake, a webhook delivery.

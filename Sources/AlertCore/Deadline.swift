@@ -1,3 +1,5 @@
+import AlertModel
+
 /// Something the store's one timer must do at an instant.
 struct Deadline: Comparable, Sendable {
     /// What to do.

@@ -1,3 +1,5 @@
+import AlertModel
+
 /// The most recent events, oldest first, in a ring of fixed capacity.
 struct EventLog {
     private var ring: [AlertEvent] = []

@@ -1,3 +1,5 @@
+import AlertModel
+
 /// Values tagged with a key that never decreases as they are added (a store turn, an event index), removed from the
 /// oldest key on: one array and a head index, so adding a value costs no allocation of its own.
 public struct KeyedQueue<Value> {

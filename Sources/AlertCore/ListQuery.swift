@@ -1,3 +1,5 @@
+import AlertModel
+
 /// Which alerts `AlertStore.list(_:)` returns.
 public struct ListQuery: Sendable, Equatable {
     /// Which alerts by state.

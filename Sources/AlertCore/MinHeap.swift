@@ -1,3 +1,5 @@
+import AlertModel
+
 /// A binary min-heap: `min` in O(1), `insert` and `removeMin` in O(log n).
 struct MinHeap<Element: Comparable> {
     private(set) var elements: [Element] = []

@@ -1,3 +1,5 @@
+import AlertModel
+
 /// Per owner (a producer's token name), the index of its newest event and of its newest event the history has
 /// dropped: what the API needs to show a producer an index that moves only with its own alerts, and to tell
 /// whether a producer's cursor lost any of its own events. Alerts without an owner leave no mark.

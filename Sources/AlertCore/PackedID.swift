@@ -1,3 +1,5 @@
+import AlertModel
+
 /// An alert id of up to 23 UTF-8 bytes packed with its length into three words: the key of `AlertTable`'s id
 /// index.
 ///

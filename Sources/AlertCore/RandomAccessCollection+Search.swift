@@ -1,3 +1,5 @@
+import AlertModel
+
 extension RandomAccessCollection where Index == Int {
     /// The first position whose element's key is not below `key`, in a collection ascending by that key (`endIndex`
     /// when every key is below it): a binary search.

@@ -1,3 +1,5 @@
+import AlertModel
+
 /// The resolved alerts a store keeps: in resolution order (to drop the oldest) and by sequence (to list).
 struct ResolvedIndex: Sendable {
     /// A resolved alert and when it was resolved.

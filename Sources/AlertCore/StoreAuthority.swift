@@ -1,3 +1,5 @@
+import AlertModel
+
 /// The database that decides every change of a store shared by several instances: the store proposes changes, the
 /// authority commits the ones that still hold (one answer of many, one expiry, one create per idempotency key), and
 /// hands every committed change, its own and other instances', to `AlertStore.apply(_:)` in commit order.

@@ -1,3 +1,4 @@
+import AlertModel
 import Dispatch
 import Locking
 

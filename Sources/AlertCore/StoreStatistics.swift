@@ -1,3 +1,5 @@
+import AlertModel
+
 /// Counts describing an `AlertStore` at one moment.
 public struct StoreStatistics: Sendable, Equatable {
     /// Alerts waiting for an answer.

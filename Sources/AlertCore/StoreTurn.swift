@@ -1,3 +1,5 @@
+import AlertModel
+
 /// What one store turn (one call holding the store) changed: the records the journal makes durable, and the effects
 /// released after they are.
 struct StoreTurn {

@@ -1,3 +1,4 @@
+import AlertModel
 import Foundation
 
 /// Work run on a thread of its own while the caller does other work, and its result, taken once it is done: a restore

@@ -1,3 +1,5 @@
+import AlertModel
+
 /// How a wait ends; the store wakes each waiter with exactly one.
 public enum WaitOutcome: Sendable {
     /// The alert, resolved or (after a time-out or cancellation) still pending.

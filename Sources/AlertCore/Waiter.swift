@@ -1,3 +1,5 @@
+import AlertModel
+
 /// A wait registered with the store: `waitForResolution`/`waitForChange` (an async caller suspended on a continuation)
 /// or `whenResolved`/`whenChanged` (a callback, no task).
 struct Waiter: Sendable {

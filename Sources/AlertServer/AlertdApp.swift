@@ -2,6 +2,7 @@ import AlertAPI
 import AlertCluster
 import AlertCore
 import AlertJournal
+import AlertModel
 import Locking
 import MicroHTTP
 

@@ -1,4 +1,5 @@
 @testable import AlertCore
+@testable import AlertModel
 
 /// Buttons from plain titles, as the seeds pass them.
 func plain(_ titles: String...) -> [ButtonSpec] {

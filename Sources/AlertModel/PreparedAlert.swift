@@ -3,9 +3,9 @@
 public struct PreparedAlert: Sendable {
     /// The draft as the producer gave it (idempotency compares it with a retry's).
     public let draft: AlertDraft
-    let normalized: AlertDraft.Normalized
+    package let normalized: AlertDraft.Normalized
     /// The id the alert gets unless it is taken (then the store draws another).
-    let id: AlertID
+    package let id: AlertID
 
     /// Applies the rules to `draft` and draws an id.
     ///

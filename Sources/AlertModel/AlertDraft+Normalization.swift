@@ -1,9 +1,9 @@
 /// The rules of the contract, applied in order; `AlertStore.create(_:)` calls `normalized(limits:)`.
 extension AlertDraft {
     /// The buttons and fields after the rules, or every problem found.
-    struct Normalized: Sendable, Equatable {
-        var buttons: [AlertButton]
-        var fields: [AlertField]
+    package struct Normalized: Sendable, Equatable {
+        package var buttons: [AlertButton]
+        package var fields: [AlertField]
     }
 
     /// Applies the rules in the contract's order, collecting every problem before it gives up.
