@@ -25,8 +25,9 @@ import AlertModel
 /// - **A response or a wake** (every `then` above, every waiter's wake, every webhook hand-off) is an effect of a store
 ///   turn. It runs after the turn ends, outside the store: on the thread that held the store, right after it gave it
 ///   back, when nothing waits for a commit (memory only, or already committed); else on the thread that made it
-///   durable: the journal's writer thread after the commit, or, in a cluster, the thread that applied the committed
-///   change (the store's executor) or the commit writer's thread for a refusal. So every `then` must be quick.
+///   durable: the journal's writer thread after the commit; in a cluster, the store feed's task (Swift's global pool)
+///   once the store applied the committed change, or the commit writer's thread for a refusal. So every `then` must
+///   be quick.
 extension AlertStore {
     /// What a change call hands back: its value, or why it failed.
     public typealias Completion<Value: Sendable> = @Sendable (Result<Value, AlertStoreError>) -> Void
