@@ -146,7 +146,8 @@ extension AlertStore {
 
     /// Runs `work` on the calling thread at once when the store is idle; `nil` when it is busy (jobs run, or other
     /// inline work), and then the caller must go through a task. The inline path: an actor hop costs a suspended
-    /// connection, a task and a resume, about a third of a create (`BENCH_ONLY=store bench/run.sh`).
+    /// connection, a task and a resume; without it a memory-only create took about twice the server CPU
+    /// (`BENCH_ONLY=store bench/run.sh`, bench/results/HISTORY.md).
     nonisolated func inline<T: Sendable>(_ work: @Sendable (isolated AlertStore) -> T) -> T? {
         guard executor.enter() else { return nil }
         defer { executor.leave() }
