@@ -29,7 +29,7 @@ help:
 	@echo "  make cluster  release build, then PostgreSQL, three alertd on it and nginx in front (scripts/cluster.sh)"
 	@echo "  make install  release build, then alertd and alertctl into \$$(DESTDIR)\$$(PREFIX)/bin (PREFIX=$(PREFIX))"
 	@echo "  make uninstall  remove them again"
-	@echo "  make test     build everything (alertd included), swift test, then nginx, Dockerfile, systemd unit, schema and generated-client checks"
+	@echo "  make test     build everything (alertd included), swift test, then nginx, Dockerfile, systemd unit, schema, generated-client and MCP checks"
 	@echo "  make crash    the crash test alone with N kills of alertd under load (N=500)"
 	@echo "  make tsan     make test under ThreadSanitizer, built in .build-tsan; any report fails it"
 	@echo "  make asan     make test under AddressSanitizer, built in .build-asan; any report fails it"
@@ -87,7 +87,7 @@ uninstall:
 # once, as a contributor types it) passes too: the tests wait on what they can observe and bound their
 # times against the fault they guard (Tests/HTTPTestSupport/TestTime.swift). One target at a time keeps
 # the crash test's and the cluster's spawned servers from crowding the others on two cores.
-TEST_TARGETS := AlertCoreTests AlertJournalTests MicroHTTPTests AlertAPITests AlertClientTests AlertctlTests DurabilityTests ClusterTests
+TEST_TARGETS := AlertCoreTests AlertMCPTests AlertJournalTests MicroHTTPTests AlertAPITests AlertClientTests AlertctlTests DurabilityTests ClusterTests
 
 test: test-deps
 	$(SWIFT) build --build-tests
@@ -105,6 +105,8 @@ test: test-deps
 	scripts/schemathesis.sh
 	@echo "== generated client (openapi-python-client from openapi.yaml, checked by openapi-core)"
 	scripts/generated-client.sh
+	@echo "== MCP (the MCP Python SDK against alertctl mcp and alertctl hook claude-code, with a real alertd)"
+	scripts/mcp-test.sh
 
 # The crash test of DurabilityTests alone, longer: alertd SIGKILLed N times under load (make test does 20).
 N ?= 500

@@ -62,7 +62,9 @@ let package = Package(
         // not SQLite or PostgreSQL.
         .target(
             name: "AlertAPI",
-            dependencies: ["MicroHTTP", "AlertCore", "AlertModel", "BuildInfo", "JSON", "Locking", "SystemCalls"],
+            dependencies: [
+                "MicroHTTP", "AlertCore", "AlertMCP", "AlertModel", "BuildInfo", "JSON", "Locking", "SystemCalls",
+            ],
             plugins: ["EmbedResource"]
         ),
         // Several instances on one PostgreSQL: the database decides every change, each instance's store is a cache.
@@ -78,13 +80,18 @@ let package = Package(
         ),
         .executableTarget(name: "alertd", dependencies: ["AlertJournal", "AlertServer", "CommandLineText", "MicroHTTP"]),
 
+        // MCP for agents: JSON-RPC 2.0, the MCP server and its tools over an `AlertBackend`, for any transport (stdio in
+        // alertctl, Streamable HTTP in alertd). Knows no alert model, no HTTP and no store.
+        .target(name: "AlertMCP", dependencies: ["JSON", "Locking"]),
+
         // The seeds' AlertController API over HTTP; no server types, only JSON.
         .target(name: "AlertClient", dependencies: ["Locking"]),
         // C: ncurses with wide characters (Debian: libncurses-dev), for the dashboard. No pkgConfig:
         // ncursesw's .pc adds feature macros SwiftPM refuses; the header path is the standard one.
         .systemLibrary(name: "CNCurses"),
         .executableTarget(
-            name: "alertctl", dependencies: ["AlertClient", "BuildInfo", "CNCurses", "CommandLineText", "JSON", "Locking"]
+            name: "alertctl",
+            dependencies: ["AlertClient", "AlertMCP", "BuildInfo", "CNCurses", "CommandLineText", "JSON", "Locking", "SystemCalls"]
         ),
 
         // Build tool: embeds the top-level openapi.yaml into AlertAPI so the server serves the spec it ships with.
@@ -101,6 +108,7 @@ let package = Package(
             path: "Tests/AlertdTestSupport"
         ),
         .testTarget(name: "MicroHTTPTests", dependencies: ["MicroHTTP", "HTTPTestSupport", "SystemCalls"]),
+        .testTarget(name: "AlertMCPTests", dependencies: ["AlertMCP", "JSON", "Locking"]),
         .testTarget(name: "AlertCoreTests", dependencies: ["AlertCore", "AlertModel", "HTTPTestSupport", "Locking"]),
         .testTarget(
             name: "AlertJournalTests",

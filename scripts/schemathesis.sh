@@ -71,13 +71,19 @@ if [ -z "$url" ]; then
 fi
 say "testing $url (alertd log: $work/alertd.log)"
 
+# POST /mcp is left out (--exclude-path): its body is a JSON-RPC message whose rules JSON Schema does not
+# reach (which methods exist, what each one's params are), so a schema-valid body is as often a JSON-RPC
+# error (200, by design) as not, and a schema-valid `tools/call` of `ask` waits for a person without a
+# bound, which the run's request timeout would report as a failure. Its HTTP rules (401, 403, 405, 406,
+# 413, 415, JSON-RPC error objects, never a 5xx) are tested in Tests/AlertAPITests/MCPHTTPTests.swift,
+# and the protocol with the Python MCP SDK as the client in scripts/mcp_test.py.
 # hypothesis keeps its state (examples that failed before, which it would replay) in the
 # temporary folder, so every run starts the same and nothing is written into the work tree.
 status=0
 HYPOTHESIS_STORAGE_DIRECTORY="$work/hypothesis" SCHEMATHESIS_HOOKS=scripts/schemathesis_hooks.py \
     "$venv/bin/schemathesis" \
     --config-file scripts/schemathesis.toml --no-color \
-    run openapi.yaml --url "$url" --checks all --exclude-checks use_after_free \
+    run openapi.yaml --url "$url" --checks all --exclude-checks use_after_free --exclude-path /mcp \
     --max-examples "$examples" --seed "$seed" --generation-database none --workers "$workers" \
     --request-timeout 10 --report junit --report-junit-path "$work/junit.xml" \
     "${auth[@]}" "$@" || status=$?

@@ -32,6 +32,10 @@ extension APIHandler {
         Route("/v1/events", [
             .get(.follow) { handler, route throws(Problem) in try handler.followEvents(route) },
         ]),
+        // MCP's Streamable HTTP transport: POST only, no sessions, so GET and DELETE are 405 (the spec allows both).
+        Route("/mcp", [
+            .post(.mcp) { handler, route throws(Problem) in try handler.mcp(route) },
+        ]),
     ]
 
     /// The metrics and log label of a path no route matches.

@@ -1,5 +1,6 @@
 import AlertCore
 import AlertModel
+import BuildInfo
 import JSON
 import MicroHTTP
 
@@ -25,6 +26,8 @@ public struct APIHandler: HTTPHandler {
     var journalGauges: (@Sendable () -> JournalGauges)? = nil
     /// The cluster's counts and reachability for `/metrics`; `nil` without `--database`.
     var clusterGauges: (@Sendable () -> AuthorityStatistics)? = nil
+    /// `POST /mcp`: the MCP server, the calls in progress, the origins served.
+    let mcp: MCPEndpoint
 
     /// Methods counted by name in metrics and logs; any other is "other", so labels stay bounded.
     static let metricMethods: Set<String> = ["GET", "HEAD", "POST", "DELETE", "PUT", "PATCH", "OPTIONS"]
@@ -115,14 +118,16 @@ extension APIHandler {
     ///   - waitsPerClient: most waiting requests one client may hold; 0: no limit.
     ///   - journalGauges: the journal's WAL size and failed state for `/metrics`; `nil` when memory only.
     ///   - clusterGauges: the cluster's counts and reachability for `/metrics`; `nil` without a cluster.
+    ///   - mcp: how `POST /mcp` answers.
     public init(store: AlertStore, metrics: Metrics, log: AccessLog, webhooks: WebhookPolicy, keepAlive: Duration,
                 tokens: LiveTokens, allowedOrigins: [String], allowedHosts: [String], listenHost: String,
                 waitsPerClient: Int, journalGauges: (@Sendable () -> JournalGauges)?,
-                clusterGauges: (@Sendable () -> AuthorityStatistics)?) {
+                clusterGauges: (@Sendable () -> AuthorityStatistics)?, mcp: MCPOptions = MCPOptions()) {
         let browsers = tokens.isOpen
             ? BrowserGuard(origins: allowedOrigins, hosts: allowedHosts, listenHost: listenHost) : nil
         self.init(store: store, metrics: metrics, log: log, webhooks: webhooks, keepAlive: keepAlive, tokens: tokens,
                   browsers: browsers, waits: ClientWaits(limit: waitsPerClient), journalGauges: journalGauges,
-                  clusterGauges: clusterGauges)
+                  clusterGauges: clusterGauges,
+                  mcp: MCPEndpoint(store: store, options: mcp, version: BuildInfo.version, origins: allowedOrigins))
     }
 }

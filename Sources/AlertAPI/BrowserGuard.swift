@@ -79,8 +79,13 @@ public struct BrowserGuard: Sendable {
         return name
     }
 
+    /// `origins` as `check` compares them, for a route that checks `Origin` itself (`POST /mcp` with tokens).
+    static func origins(_ origins: [String]) -> Set<String> {
+        Set(origins.map(normalizedOrigin))
+    }
+
     /// Lower-cased, without a trailing slash.
-    private static func normalizedOrigin(_ origin: String) -> String {
+    static func normalizedOrigin(_ origin: String) -> String {
         let lowered = origin.lowercased()
         return lowered.hasSuffix("/") ? String(lowered.dropLast()) : lowered
     }

@@ -17,6 +17,8 @@ public enum Role: String, Sendable, CaseIterable {
         case (_, .list), (_, .read), (_, .follow): true
         case (.producer, .create), (.producer, .dismiss): true
         case (.responder, .answer): true
+        // The MCP endpoint: its tools hold each call to the role's own rules (a responder may not ask).
+        case (.producer, .mcp), (.responder, .mcp): true
         default: false
         }
     }
@@ -34,6 +36,8 @@ public enum Role: String, Sendable, CaseIterable {
         case follow
         /// `/metrics`.
         case readMetrics
+        /// `POST /mcp`: the MCP tools, each held to the role's rules as its REST route is.
+        case mcp
 
         /// How a 403 names it.
         var phrase: String {
@@ -46,6 +50,7 @@ public enum Role: String, Sendable, CaseIterable {
             case .dismiss: "dismiss alerts"
             case .follow: "follow events"
             case .readMetrics: "read metrics"
+            case .mcp: "use the MCP endpoint"
             }
         }
     }

@@ -6,6 +6,9 @@ import AlertModel
 /// `EventFollower` after other instances' (`StoreFeed`).
 public final class PostgresCluster: StoreAuthorityService {
     public let image: StoreImage
+    /// What the server's settings take from the promise that a `2xx` survives a PostgreSQL crash or a power loss
+    /// (`fsync` or `full_page_writes` off), one sentence each, for alertd to log at start; empty when nothing does.
+    public let durabilityWarnings: [String]
     private let feed: StoreFeed
     private let writer: CommitWriter
     private let follower: EventFollower
@@ -27,6 +30,7 @@ public final class PostgresCluster: StoreAuthorityService {
             let connection = try PGConnection(url)
             try ClusterSchema.migrate(connection)
             try ClusterSchema.verify(connection)
+            durabilityWarnings = try Self.durabilityWarnings(connection)
             image = try ClusterEvents.image(connection, retention: configuration.retention,
                                             history: configuration.eventHistory)
             feed = StoreFeed(head: image.changeIndex, last: image.events.last)
@@ -68,6 +72,13 @@ public final class PostgresCluster: StoreAuthorityService {
         counters.observeCommits(observe)
     }
 
+    /// `observe` is called once, with the reason, when this instance finds that the database no longer holds what it
+    /// showed (its head moved back after a crash or a restore, another epoch, another event at its last index): from
+    /// then on it refuses writes and applies nothing more, until it is restarted.
+    public func observeDivergence(_ observe: @escaping @Sendable (String) -> Void) {
+        feed.observeDivergence(observe)
+    }
+
     public var statistics: AuthorityStatistics {
         var statistics = counters.statistics
         statistics.unavailableReason = unavailableReason
@@ -79,6 +90,24 @@ public final class PostgresCluster: StoreAuthorityService {
     /// ends with what happens next (a divergence's says to restart, the others that the instance reconnects).
     public var unavailableReason: String? {
         feed.divergence ?? (writer.unavailableReason ?? follower.unavailableReason).map { $0 + "; reconnecting" }
+    }
+
+    /// What the server's settings take from the durability of acknowledged writes: alertd raises `synchronous_commit`
+    /// for its own sessions, but cannot make a server flush that does not (`fsync` off) or make torn pages whole again
+    /// (`full_page_writes` off).
+    static func durabilityWarnings(_ connection: PGConnection) throws(PGError) -> [String] {
+        let row = try connection.execute("SELECT current_setting('fsync'), current_setting('full_page_writes')")
+            .first ?? [nil, nil]
+        var warnings: [String] = []
+        if row[0] == "off" {
+            warnings.append("PostgreSQL runs with fsync off: a power loss or an operating system crash can take back "
+                + "acknowledged creates and answers (a crash of PostgreSQL alone cannot)")
+        }
+        if row[1] == "off" {
+            warnings.append("PostgreSQL runs with full_page_writes off: a power loss can leave torn pages it cannot "
+                + "repair, and take back acknowledged creates and answers")
+        }
+        return warnings
     }
 
     /// The URL without its password, for messages.

@@ -26,6 +26,8 @@ final class StoreFeed: Sendable {
     }
 
     private let state: Lock<State>
+    /// Told the divergence once, when it is found (alertd logs it).
+    private let divergenceObserver: Lock<Callback<String>?> = Lock(nil)
 
     /// A feed whose store starts at `head`, where `last` (the image's last event, if it holds the one at `head`) is.
     init(head: UInt64, last: AlertEvent?) {
@@ -59,10 +61,18 @@ final class StoreFeed: Sendable {
     func diverge(_ what: String) -> PGError {
         let reason = "the PostgreSQL database no longer holds what this instance showed (\(what)): it was restored "
             + "or lost commits; restart this alertd"
-        state.withLock { state in
-            if state.divergence == nil { state.divergence = reason }
+        let first = state.withLock { state in
+            guard state.divergence == nil else { return false }
+            state.divergence = reason
+            return true
         }
+        if first { divergenceObserver.withLock { $0 }?.call(reason) }
         return PGError(reason)
+    }
+
+    /// `observe` is called once, with the reason, when the store stops being fed for good (`diverge(_:)`).
+    func observeDivergence(_ observe: @escaping @Sendable (String) -> Void) {
+        divergenceObserver.withLock { $0 = Callback(observe) }
     }
 
     /// Starts applying to `store`.

@@ -109,13 +109,21 @@ public final class AlertdApp: Sendable {
         if let authority {
             authority.observeCommits { metrics.committed(seconds: $0.seconds, batch: $0.changes) }
             clusterGauges = { authority.statistics }
+            for warning in authority.durabilityWarnings { log.event("warn", warning) }
+            let sink = self.sink
+            authority.observeDivergence { reason in
+                log.event("error", "the cluster's database no longer holds what this instance showed: writes get 503 "
+                          + "and no more events are applied until alertd is restarted; reads go on",
+                          ["reason": reason])
+                sink?.flush()
+            }
         }
         authority?.start(feeding: store) { relay.forward($0) }
         handler = APIHandler(store: store, metrics: metrics, log: log, webhooks: configuration.webhooks,
                              keepAlive: configuration.eventKeepAlive, tokens: tokens,
                              allowedOrigins: configuration.allowedOrigins, allowedHosts: configuration.allowedHosts,
                              listenHost: configuration.http.host, waitsPerClient: configuration.waitsPerClient,
-                             journalGauges: gauges, clusterGauges: clusterGauges)
+                             journalGauges: gauges, clusterGauges: clusterGauges, mcp: configuration.mcp)
         var http = configuration.http
         http.reservedDescriptors += outbound
         do {

@@ -185,7 +185,8 @@ extension AlertdConfiguration {
             return true
         },
         Setting("--allow-origin", "ALERTD_ALLOW_ORIGIN",
-                "without tokens: web origins (http[s]://host[:port]) whose requests are served, comma-separated",
+                "without tokens (and for POST /mcp with tokens): web origins (http[s]://host[:port]) whose requests "
+                    + "are served, comma-separated",
                 default: "none", apply: list(BrowserGuard.isOrigin) { $0.allowedOrigins = $1 }),
         Setting("--allow-host", "ALERTD_ALLOW_HOST",
                 "without tokens: Host names served besides localhost, IP addresses and --host, comma-separated",
@@ -201,6 +202,22 @@ extension AlertdConfiguration {
                 "how long shutdown waits for in-flight requests, \(durationHelp)",
                 default: seconds(defaults.shutdownGrace),
                 apply: duration(0...3600) { $0.shutdownGrace = .seconds($1) }),
+        Setting("--mcp-reveal-secure", "ALERTD_MCP_REVEAL_SECURE",
+                "POST /mcp returns secure values a person typed to the agent that asked (they enter its model's "
+                    + "context and logs): alone or on, or off", default: defaults.mcp.revealSecure ? "on" : "off",
+                takesValue: false) {
+            guard $1 == "on" || $1 == "off" else { return false }
+            $0.mcp.revealSecure = $1 == "on"
+            return true
+        },
+        Setting("--mcp-progress-interval", "ALERTD_MCP_PROGRESS_INTERVAL",
+                "time between progress notifications while an MCP call waits for a person (clients give up on a "
+                    + "silent call), \(durationHelp)", default: seconds(defaults.mcp.progressInterval),
+                apply: duration(1...240) { $0.mcp.progressInterval = .seconds($1) }),
+        Setting("--mcp-approval-timeout", "ALERTD_MCP_APPROVAL_TIMEOUT",
+                "how long the alert of an MCP approve call waits before it expires, which denies; 0 for no bound, "
+                    + "\(durationHelp)", default: "0",
+                apply: duration(0...31_536_000) { $0.mcp.approvalTimeout = $1 == 0 ? nil : .seconds($1) }),
     ]
 
     private static let helpOption = CommandLineOption(["--help", "-h"], help: "show this help")

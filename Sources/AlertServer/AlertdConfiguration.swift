@@ -40,6 +40,8 @@ public struct AlertdConfiguration: Sendable {
     /// With `database`: how long a webhook delivery an instance claimed stays its own after each attempt; once it
     /// passes (the instance died), another instance claims the delivery and makes it again.
     public var webhookLease: Duration = .seconds(60)
+    /// `POST /mcp`: whether secure values reach the agent, and how often a waiting call reports progress.
+    public var mcp = MCPOptions()
 
     /// The defaults: 127.0.0.1:8080 and the limits in `docs/DESIGN.md`.
     public init() {}

@@ -2,7 +2,8 @@ import CMicroHTTPD
 import Locking
 
 /// The writing end of a response body sent as it is produced (chunked), such as a
-/// Server-Sent Events stream. While nothing is buffered the connection is suspended, so an
+/// Server-Sent Events stream. Written from the producer's task, or from any thread (`onClose(_:)` tells a writer
+/// without a task when to stop). While nothing is buffered the connection is suspended, so an
 /// idle stream holds no thread; a write resumes it.
 ///
 /// `@unchecked Sendable` invariant: `connection` is only used to suspend (from libmicrohttpd's
@@ -25,18 +26,20 @@ public final class HTTPBodyStream: @unchecked Sendable {
     /// Most bytes buffered for a client before writes answer `.full`.
     public let limit: Int
 
-    private let onClose: @Sendable (HTTPBodyStream) -> Void
+    private let didClose: @Sendable (HTTPBodyStream) -> Void
     /// The connection's socket, for noticing a client that hangs up while the stream is idle.
     let fd: Int32
     /// The task writing the body; cancelled once the stream is closed, so a producer waiting
     /// for something to write learns at once that nobody reads any more.
     let producer = Lock<Task<Void, Never>?>(nil)
+    /// What runs once the stream closes (`onClose(_:)`); nil once it has closed.
+    private let closeHandlers = Lock<[@Sendable () -> Void]?>([])
 
     init(connection: OpaquePointer, limit: Int, onClose: @escaping @Sendable (HTTPBodyStream) -> Void) {
         self.connection = connection
         self.limit = limit
         state = Lock(StreamState(limit: limit))
-        self.onClose = onClose
+        didClose = onClose
         fd = CMicroHTTPD_connection_fd(connection)
     }
 
@@ -60,6 +63,18 @@ public final class HTTPBodyStream: @unchecked Sendable {
     /// - Parameter bytes: the final piece (for example an event saying why the stream ends).
     public func finish(with bytes: [UInt8] = []) {
         append(bytes, force: true, finish: true)
+    }
+
+    /// Adds a handler run once when the stream closes (the client left, the stream finished and was sent, or the
+    /// server stopped): for a producer that writes from callbacks rather than from its task, which may have
+    /// returned long before. Runs at once, on this thread, when the stream has closed already. Keep it short.
+    public func onClose(_ handler: @escaping @Sendable () -> Void) {
+        let closed = closeHandlers.withLock { handlers -> Bool in
+            guard handlers != nil else { return true }
+            handlers?.append(handler)
+            return false
+        }
+        if closed { handler() }
     }
 
     /// Bytes written but not yet taken by libmicrohttpd for sending.
@@ -110,7 +125,12 @@ public final class HTTPBodyStream: @unchecked Sendable {
     /// libmicrohttpd is done with the response: the client left or the stream ended.
     func markClosed() {
         state.withLock { $0.close() }
-        onClose(self)
+        didClose(self)
         producer.withLock { $0 }?.cancel()
+        let handlers = closeHandlers.withLock { handlers in
+            defer { handlers = nil }
+            return handlers ?? []
+        }
+        for handler in handlers { handler() }
     }
 }

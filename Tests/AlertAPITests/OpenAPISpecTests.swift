@@ -94,6 +94,7 @@ struct OpenAPISpecTests {
         "/v1/alerts/{id}/response": ["get", "head", "post"],
         "/v1/events": ["get", "head"],
         "/metrics": ["get", "head"],
+        "/mcp": ["post"],
     ]
 
     /// Status codes the server can answer, per operation.
@@ -115,6 +116,7 @@ struct OpenAPISpecTests {
         ("/v1/events", "head", ["200", "400", "410", "503"]),
         ("/metrics", "get", ["200"]),
         ("/metrics", "head", ["200"]),
+        ("/mcp", "post", ["200", "202", "400", "401", "403", "406", "413", "415", "429"]),
     ]
 
     func outline() throws -> OpenAPIOutline {

@@ -107,7 +107,9 @@ enum Docs {
         .deletingLastPathComponent()
 
     /// alertctl's commands, each with its own `--help`.
-    static let alertctlCommands = ["alert", "get", "wait", "answer", "dismiss", "list", "watch", "dashboard", "demo"]
+    static let alertctlCommands = [
+        "alert", "get", "wait", "answer", "dismiss", "list", "watch", "mcp", "hook", "dashboard", "demo",
+    ]
 
     /// Flags the documents name that belong to other programs, and which.
     static let otherPrograms: [String: String] = [
@@ -117,6 +119,8 @@ enum Docs {
         "--now": "systemctl enable", "--offline": "systemd-analyze security", "--path": "openapi-python-client",
         "--product": "swift build", "--rm": "docker run", "--skip-build": "swift test",
         "--static-swift-stdlib": "swift build",
+        "--header": "claude mcp add", "--mcp-config": "claude", "--permission-prompt-tool": "claude",
+        "--transport": "claude mcp add",
     ]
 
     /// The misspelling of `--data-dir` that docs/OPERATIONS.md shows alertd refusing.

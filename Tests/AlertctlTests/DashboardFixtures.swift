@@ -9,7 +9,8 @@ enum DashboardFixtures {
          "fields":[{"placeholder":"Username"},{"placeholder":"Password","secure":true,"keyboard":"asciiCapable"}]}
         """
 
-    /// A login alert whose fields come filled in: a cancel must answer with these texts, whatever was typed.
+    /// A login alert whose fields come filled in: a cancel answers with what was typed into the username and the
+    /// password's original text, whatever was typed over it.
     static let prefilledLogin = """
         {"title":"Login","message":"Enter your credentials","buttons":["Cancel","Log in"],
          "fields":[{"placeholder":"Username","text":"alice"},{"placeholder":"Password","secure":true,"text":"0ld-pw"}]}

@@ -135,7 +135,7 @@ struct DashboardTests {
         return id
     }
 
-    @Test("Esc answers with the cancel button from inside a text field, sending the original texts, not the typed")
+    @Test("Esc answers with the cancel button from inside a text field, with the typed text and the original secret")
     func escapeAnswersCancel() async throws {
         try await withDashboard { server, session in
             let id = try await typeOverPrefilledLogin(server, session)
@@ -144,11 +144,11 @@ struct DashboardTests {
             let (_, result) = try await server.request("GET", "/v1/alerts/\(id)/response")
             #expect(result["buttonTitle"] as? String == "Cancel")
             #expect(result["ok"] as? Bool == false)
-            #expect(result["values"] as? [String] == ["alice", "0ld-pw"])
+            #expect(result["values"] as? [String] == ["alicebob", "0ld-pw"])
         }
     }
 
-    @Test("choosing the cancel button by its number also sends the original texts, not the typed")
+    @Test("choosing the cancel button by its number also sends the typed text, never the typed secret")
     func cancelButtonSendsOriginalTexts() async throws {
         try await withDashboard { server, session in
             let id = try await typeOverPrefilledLogin(server, session)
@@ -157,7 +157,7 @@ struct DashboardTests {
             try await session.waitFor("→ Cancel")
             let (_, result) = try await server.request("GET", "/v1/alerts/\(id)/response")
             #expect(result["buttonIndex"] as? Int == 0)
-            #expect(result["values"] as? [String] == ["alice", "0ld-pw"])
+            #expect(result["values"] as? [String] == ["alicebob", "0ld-pw"])
         }
     }
 

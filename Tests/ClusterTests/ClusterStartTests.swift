@@ -31,6 +31,19 @@ struct ClusterStartTests {
         #expect(child.standardError.contains("--database 'mysql://x' is not valid"))
     }
 
+    @Test("A PostgreSQL running with fsync off is said at start: a power loss could take back what was acknowledged")
+    func fsyncOff() async throws {
+        // The tests' PostgreSQL runs with fsync off (a crash of PostgreSQL alone loses nothing of what it wrote).
+        try await withCluster(instances: 1) { _, nodes in
+            let warned = { nodes[0].standardError.split(separator: "\n").filter {
+                $0.contains(#""warn""#) && $0.contains("PostgreSQL runs with fsync off")
+            } }
+            try await eventually("the start says it") { !warned().isEmpty }
+            #expect(warned().count == 1, "\(nodes[0].standardError)")
+            #expect(!nodes[0].standardError.contains("full_page_writes"), "full_page_writes is on")
+        }
+    }
+
     @Test("A database whose alertd tables are damaged is refused at start, naming what is wrong",
           arguments: [
             ("ALTER TABLE alertd_alerts DROP COLUMN draft", "alertd_alerts has no column draft"),

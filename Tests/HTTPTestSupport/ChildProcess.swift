@@ -31,8 +31,10 @@ public final class ChildProcess: Sendable {
     ///   - executable: the program's path.
     ///   - arguments: its arguments (without the program name).
     ///   - environment: its whole environment.
+    ///   - standardInput: the file its standard input reads (`/dev/null` unless given).
     public init(_ executable: String, _ arguments: [String],
-                environment: [String: String] = ProcessInfo.processInfo.environment) throws {
+                environment: [String: String] = ProcessInfo.processInfo.environment,
+                standardInput: String = "/dev/null") throws {
         var outPipe: [Int32] = [0, 0]
         var errPipe: [Int32] = [0, 0]
         guard pipe(&outPipe) == 0, pipe(&errPipe) == 0 else {
@@ -43,7 +45,7 @@ public final class ChildProcess: Sendable {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 0, standardInput, O_RDONLY, 0)
         posix_spawn_file_actions_adddup2(&actions, outPipe[1], 1)
         posix_spawn_file_actions_adddup2(&actions, errPipe[1], 2)
 

@@ -87,12 +87,14 @@ public final class SSEClient: @unchecked Sendable {
     private let idleTimeout: Double
     private let deadline: Date
 
-    /// Connects and sends `GET target`; reading starts at once (or when `resume()` is called,
-    /// if `paused`).
+    /// Connects and sends `GET target` (or `method` with `body`); reading starts at once (or when `resume()` is
+    /// called, if `paused`).
     /// - Parameters:
     ///   - port: the server's port on 127.0.0.1.
     ///   - target: the request target, e.g. `/v1/events?since=0`.
-    ///   - headers: extra request headers, e.g. `("Last-Event-ID", "42")`.
+    ///   - method, body: the request's method and body (`POST /mcp` answers with a stream too).
+    ///   - headers: extra request headers, e.g. `("Last-Event-ID", "42")`; an `Accept` replaces the default
+    ///     `text/event-stream`.
     ///   - receiveBuffer: `SO_RCVBUF` in bytes, set before connecting (small: the kernel holds
     ///     little for a reader that stops reading).
     ///   - maxSegment: `TCP_MAXSEG` in bytes, set before connecting: a small segment size keeps the
@@ -101,16 +103,19 @@ public final class SSEClient: @unchecked Sendable {
     ///   - paused: start without reading anything.
     ///   - idleTimeout: give up (`.timedOut`) after this long without a byte while reading.
     ///   - lifetime: give up after this long in all.
-    public init(port: Int, target: String = "/v1/events", headers: [(String, String)] = [], receiveBuffer: Int? = nil,
+    public init(port: Int, target: String = "/v1/events", method: String = "GET", body: [UInt8]? = nil,
+         headers: [(String, String)] = [], receiveBuffer: Int? = nil,
          maxSegment: Int? = nil, paused: Bool = false, idleTimeout: Double = 20, lifetime: Double = 60) throws {
         (items, continuation) = AsyncStream.makeStream(of: SSEItem.self)
         iterator = items.makeAsyncIterator()
         self.idleTimeout = idleTimeout
         deadline = Date().addingTimeInterval(lifetime)
         fd = try Self.socket(receiveBuffer: receiveBuffer, maxSegment: maxSegment)
-        var head = "GET \(target) HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n"
+        var head = "\(method) \(target) HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+        if !headers.contains(where: { $0.0.lowercased() == "accept" }) { head += "Accept: text/event-stream\r\n" }
         for (name, value) in headers { head += "\(name): \(value)\r\n" }
-        let request = Array((head + "\r\n").utf8)
+        if let body { head += "Content-Length: \(body.count)\r\n" }
+        let request = Array((head + "\r\n").utf8) + (body ?? [])
         control.withLock { $0.paused = paused }
         // Connecting and sending block too: they happen on the reader's thread.
         let thread = Thread { [self] in

@@ -10,13 +10,13 @@ extension AlertBoxRenderer {
         let buttons = open.buttons
         let labels = buttons.enumerated().map { label(position: $0.offset, $0.element, ellipsis: canvas.ellipsis) }
         let cancelCount = buttons.last?.isCancel == true ? 1 : 0
-        let inner = innerWidth(for: alert, wanting: labels.map(DisplayWidth.of).max() ?? 0, canvas: canvas)
+        let (inner, fixed) = sheetFrame(open, columns: canvas.columns, ellipsis: canvas.ellipsis)
         let hasHeading = !alert.title.isEmpty || !alert.message.isEmpty
         let mainButtons = buttons.count - cancelCount
         let title = titleLines(alert.title, width: inner, ellipsis: canvas.ellipsis)
-        let fixed = 2 + title.count + (hasHeading ? 1 : 0) + mainButtons + cancelCount * 3
-        let message = messageLines(alert.message, width: inner, room: rows.count - fixed, ellipsis: canvas.ellipsis)
-        let mainHeight = fixed - cancelCount * 3 + message.count
+        let message = MessageLayout(alert.message, width: inner, room: rows.count - fixed, offset: open.messageOffset,
+                                    glyphs: glyphs)
+        let mainHeight = fixed - cancelCount * 3 + message.lines.count
         let width = inner + 4
         let left = max(0, (canvas.columns - width) / 2)
         let top = max(rows.lowerBound, rows.upperBound - mainHeight - cancelCount * 3)
@@ -38,5 +38,17 @@ extension AlertBoxRenderer {
             canvas.centered(labels[buttons.count - 1], row: row + 1, column: left + 2, width: inner,
                             style: style(open, position: buttons.count - 1))
         }
+    }
+
+    /// An action sheet's inner width and the rows it takes besides its message.
+    static func sheetFrame(_ open: OpenAlert, columns: Int, ellipsis: String) -> (inner: Int, fixed: Int) {
+        let alert = open.alert
+        let buttons = open.buttons
+        let labels = buttons.enumerated().map { label(position: $0.offset, $0.element, ellipsis: ellipsis) }
+        let cancelCount = buttons.last?.isCancel == true ? 1 : 0
+        let inner = innerWidth(for: alert, wanting: labels.map(DisplayWidth.of).max() ?? 0, columns: columns)
+        let hasHeading = !alert.title.isEmpty || !alert.message.isEmpty
+        let title = titleLines(alert.title, width: inner, ellipsis: ellipsis)
+        return (inner, 2 + title.count + (hasHeading ? 1 : 0) + buttons.count - cancelCount + cancelCount * 3)
     }
 }

@@ -10,10 +10,10 @@ extension AlertBoxRenderer {
             let text = String(word)
             defer { offset += DisplayWidth.of(text) + 1 }
             guard text.hasPrefix("https://") || text.hasPrefix("http://") else { continue }
-            let cut = text.hasSuffix(canvas.ellipsis) ? String(text.dropLast(canvas.ellipsis.count)) : nil
-            let url = cut.flatMap { prefix in
-                source.split(whereSeparator: { $0 == " " || $0 == "\n" }).first { $0.hasPrefix(prefix) }.map(String.init)
-            } ?? text
+            // Cut with an ellipsis, or broken across lines in a message drawn as written: link the whole URL.
+            let prefix = text.hasSuffix(canvas.ellipsis) ? String(text.dropLast(canvas.ellipsis.count)) : text
+            let url = source.split(whereSeparator: { $0 == " " || $0 == "\n" }).first { $0.hasPrefix(prefix) }
+                .map(String.init) ?? text
             canvas.text(text, row: row, column: column + offset, style: TextStyle.plain.underlined(), link: url)
         }
     }

@@ -6,6 +6,8 @@ import AlertClient
 enum AlertBoxRenderer {
     /// Widest the text inside a box gets before the message wraps.
     static let preferredWidth = 56
+    /// Widest a message of several lines (drawn as written, such as JSON) makes the box before its lines wrap.
+    static let preformattedWidth = 96
 
     static func draw(_ open: OpenAlert, into canvas: inout Canvas, rows: Range<Int>, glyphs: Glyphs) {
         if open.isActionSheet {
@@ -17,22 +19,54 @@ enum AlertBoxRenderer {
 
     // MARK: alert
 
+    /// What an alert box is made of, apart from its message: measured once for drawing and for scrolling.
+    private struct AlertFrame {
+        var inner: Int
+        var labels: [String]
+        var buttonRows: [[String]]
+        var title: [String]
+        /// Rows taken by everything but the message.
+        var fixed: Int
+
+        var measure: (inner: Int, fixed: Int) { (inner, fixed) }
+    }
+
+    private static func alertFrame(_ open: OpenAlert, columns: Int, ellipsis: String) -> AlertFrame {
+        let alert = open.alert
+        let labels = open.buttons.enumerated().map { label(position: $0.offset, $0.element, ellipsis: ellipsis) }
+        let rowWidth = labels.map(DisplayWidth.of).reduce(0, +) + 3 * max(labels.count - 1, 0)
+        let inner = innerWidth(for: alert, wanting: max(rowWidth, alert.fields.isEmpty ? 0 : 34), columns: columns)
+        let buttonRows = pack(labels, width: inner)
+        let title = titleLines(alert.title, width: inner, ellipsis: ellipsis)
+        let fixed = 2 + title.count + (alert.fields.isEmpty ? 0 : alert.fields.count + 1) + 1 + buttonRows.count
+        return AlertFrame(inner: inner, labels: labels, buttonRows: buttonRows, title: title, fixed: fixed)
+    }
+
+    /// The open alert's message as it is drawn on a screen of `columns`, the box having `rows` to stand in.
+    static func messageLayout(for open: OpenAlert, columns: Int, rows: Int, glyphs: Glyphs) -> MessageLayout {
+        let (inner, fixed) = if open.isActionSheet {
+            sheetFrame(open, columns: columns, ellipsis: glyphs.ellipsis)
+        } else {
+            alertFrame(open, columns: columns, ellipsis: glyphs.ellipsis).measure
+        }
+        return MessageLayout(open.alert.message, width: inner, room: rows - fixed, offset: open.messageOffset,
+                             glyphs: glyphs)
+    }
+
     private static func drawAlert(_ open: OpenAlert, into canvas: inout Canvas, rows: Range<Int>, glyphs: Glyphs) {
         let alert = open.alert
-        let labels = open.buttons.enumerated().map { label(position: $0.offset, $0.element, ellipsis: canvas.ellipsis) }
-        let rowWidth = labels.map(DisplayWidth.of).reduce(0, +) + 3 * max(labels.count - 1, 0)
-        let inner = innerWidth(for: alert, wanting: max(rowWidth, alert.fields.isEmpty ? 0 : 34), canvas: canvas)
-        let buttonRows = pack(labels, width: inner)
-        let title = titleLines(alert.title, width: inner, ellipsis: canvas.ellipsis)
-        let fixed = 2 + title.count + (alert.fields.isEmpty ? 0 : alert.fields.count + 1) + 1 + buttonRows.count
-        let message = messageLines(alert.message, width: inner, room: rows.count - fixed, ellipsis: canvas.ellipsis)
-        let height = fixed + message.count
+        let frame = alertFrame(open, columns: canvas.columns, ellipsis: canvas.ellipsis)
+        let inner = frame.inner
+        let message = MessageLayout(alert.message, width: inner, room: rows.count - frame.fixed,
+                                    offset: open.messageOffset, glyphs: glyphs)
+        let height = frame.fixed + message.lines.count
         let width = inner + 4
         let top = rows.lowerBound + max(0, (rows.count - height) / 2)
         let left = max(0, (canvas.columns - width) / 2)
         canvas.box(row: top, column: left, height: height, width: width, glyphs: glyphs)
         var row = top + 1
-        row = drawHeading(title, message, source: alert.message, into: &canvas, row: row, left: left + 2, width: inner)
+        row = drawHeading(frame.title, message, source: alert.message, into: &canvas, row: row, left: left + 2,
+                          width: inner)
         if !alert.fields.isEmpty {
             row += 1
             for field in alert.fields {
@@ -43,7 +77,7 @@ enum AlertBoxRenderer {
         canvas.divider(row: row, column: left, width: width, glyphs: glyphs)
         row += 1
         var position = 0
-        for line in buttonRows {
+        for line in frame.buttonRows {
             let lineWidth = line.map(DisplayWidth.of).reduce(0, +) + 3 * (line.count - 1)
             var column = left + 2 + (inner - lineWidth) / 2
             for text in line {
@@ -80,9 +114,10 @@ enum AlertBoxRenderer {
 
     // MARK: shared
 
-    /// Title (bold) and message lines, centred; returns the next row.
+    /// Title (bold, centred) and message lines (centred, or as written when it has several lines, the "more
+    /// lines" mark dim); returns the next row.
     static func drawHeading(
-        _ title: [String], _ message: [String], source: String, into canvas: inout Canvas, row: Int, left: Int,
+        _ title: [String], _ message: MessageLayout, source: String, into canvas: inout Canvas, row: Int, left: Int,
         width: Int
     ) -> Int {
         var row = row
@@ -90,24 +125,31 @@ enum AlertBoxRenderer {
             canvas.centered(line, row: row, column: left, width: width, style: .bold)
             row += 1
         }
-        for line in message {
-            canvas.centered(line, row: row, column: left, width: width)
-            let column = left + (width - min(DisplayWidth.of(line), width)) / 2
+        for (position, line) in message.lines.enumerated() {
+            if position == message.markIndex {
+                canvas.text(line, row: row, column: left, width: width, style: TextStyle.dim.colored(.cyan))
+                row += 1
+                continue
+            }
+            let column = message.preformatted ? left : left + (width - min(DisplayWidth.of(line), width)) / 2
+            canvas.text(line, row: row, column: column, width: width - (column - left))
             drawLinks(in: line, source: source, row: row, column: column, into: &canvas)
             row += 1
         }
         return row
     }
 
-    /// Columns inside the box: enough for the title, the message up to `preferredWidth`, and `wanting`.
-    static func innerWidth(for alert: RemoteAlert, wanting: Int, canvas: Canvas) -> Int {
+    /// Columns inside the box: enough for the title, the message up to `preferredWidth` (up to
+    /// `preformattedWidth` for a message of several lines, drawn as written), and `wanting`.
+    static func innerWidth(for alert: RemoteAlert, wanting: Int, columns: Int) -> Int {
         let messageWidth = alert.message.split(separator: "\n").map { DisplayWidth.of(String($0)) }.max() ?? 0
+        let messageCap = alert.message.contains("\n") ? preformattedWidth : preferredWidth
         let titleWidth = DisplayWidth.of(alert.title)
         // A long word (a URL) widens the box, so that it is not cut.
         let longestWord = (alert.title + " " + alert.message).split(whereSeparator: { $0 == " " || $0 == "\n" })
             .map { DisplayWidth.of(String($0)) }.max() ?? 0
-        let wanted = max(min(titleWidth, preferredWidth), min(messageWidth, preferredWidth), wanting, longestWord, 24)
-        return max(min(wanted, canvas.columns - 6, 100), 10)
+        let wanted = max(min(titleWidth, preferredWidth), min(messageWidth, messageCap), wanting, longestWord, 24)
+        return max(min(wanted, columns - 6, 100), 10)
     }
 
     /// The title wrapped to `width`, at most three lines.

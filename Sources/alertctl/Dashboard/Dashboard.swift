@@ -15,8 +15,9 @@ enum Dashboard {
                            and messages, p show one presenter, ? help (every key), q quit, Ctrl-L redraw.
         Keys in an alert:  1-9 choose a button, Left/Right (Up/Down on an action sheet) and Enter,
                            Tab/Shift-Tab move between fields and buttons, Esc answers with the cancel
-                           button, q (on a button) goes back without answering. A destructive button
-                           asks for a second key (Enter or y) before it is sent.
+                           button (with what was typed, never a secret: type a reason, Esc denies with
+                           it), PgUp/PgDn scroll a long message, q (on a button) goes back without
+                           answering. A destructive button asks for a second key (Enter or y) first.
         A plain alert is answered with Enter, Enter (the first button other than cancel has the focus).
         Secure fields are masked; what you type is sent in the answer and kept nowhere else. A field
         takes what its keyboard type could type (numberPad: digits only, …). A new alert rings the

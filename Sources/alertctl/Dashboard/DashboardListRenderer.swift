@@ -80,10 +80,16 @@ enum DashboardListRenderer {
         canvas.text(title, row: row, column: column, style: base.emboldened())
         column += DisplayWidth.of(title) + 2
         if !alert.title.isEmpty, !alert.message.isEmpty, kindColumn - column - 2 > 3 {
-            let message = alert.message.split(separator: "\n").joined(separator: " ")
-            canvas.text(message, row: row, column: column, width: kindColumn - column - 2,
+            canvas.text(summary(of: alert.message), row: row, column: column, width: kindColumn - column - 2,
                         style: selected ? base : .dim)
         }
+    }
+
+    /// A message on one line: its lines trimmed and joined by a space, leaving out those with no letter or digit
+    /// (the braces of a JSON object), so a tool's input shows its first member: `"command": "rm -rf build", …`.
+    static func summary(of message: String) -> String {
+        message.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
+            .filter { $0.contains { $0.isLetter || $0.isNumber } }.joined(separator: " ")
     }
 
     /// "action sheet · 3 buttons", "2 fields · 2 buttons".

@@ -20,7 +20,8 @@ extension DashboardRenderer {
         ("Enter  Space", "choose the focused button"),
         ("Tab  Shift-Tab", "move through the fields and buttons"),
         ("typing  Backspace  Ctrl-U", "edit the field (its keyboard type decides what it takes)"),
-        ("Esc", "answer with the cancel button"),
+        ("Esc", "answer with the cancel button (and what was typed, never a secret)"),
+        ("PgUp PgDn", "scroll a message too long for the box"),
         ("q  Backspace", "back to the list (on a button)"),
         ("destructive buttons", "ask again: Enter or y sends, any other key goes back"),
     ]

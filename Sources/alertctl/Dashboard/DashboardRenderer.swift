@@ -152,19 +152,23 @@ enum DashboardRenderer {
             return "Enter or y: \(button.title)  any other key: back"
         }
         let cancel = open.alert.cancelButton.map { "Esc: \($0.title)" } ?? ""
+        let scrolls = state.screen.map {
+            AlertBoxRenderer.messageLayout(for: open, columns: $0.columns, rows: $0.rows - 3, glyphs: glyphs)
+        }?.markIndex != nil
+        let scroll = scrolls ? "PgUp/PgDn scroll" : ""
         switch open.focus {
         case .field(let index):
             let enter = index + 1 < open.alert.fields.count ? "Enter next field"
                 : open.defaultButton.map { "Enter: \($0.title)" } ?? ""
             let takes = "type \(open.keyboardRule(ofField: index).hint)"
-            return [takes, "Tab/\(glyphs.upDown) move", enter, cancel, "Ctrl-U clear"].filter { !$0.isEmpty }
-                .joined(separator: separator)
+            return [takes, "Tab/\(glyphs.upDown) move", enter, cancel, scroll, "Ctrl-U clear"]
+                .filter { !$0.isEmpty }.joined(separator: separator)
         case .button:
             let count = open.buttons.count
             let numbers = count > 1 ? "1-\(min(count, 9)) choose" : "1 choose"
             let arrows = "\(open.isActionSheet ? glyphs.upDown : glyphs.leftRight) move"
             let tab = open.alert.fields.isEmpty ? "" : "Tab fields"
-            return [numbers, arrows, "Enter choose", cancel, tab, "q back"].filter { !$0.isEmpty }
+            return [numbers, arrows, "Enter choose", cancel, scroll, tab, "q back"].filter { !$0.isEmpty }
                 .joined(separator: separator)
         }
     }

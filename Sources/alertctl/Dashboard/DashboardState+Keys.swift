@@ -17,6 +17,15 @@ extension DashboardState {
         }
         if prompt != nil { return handleInPrompt(key) }
         guard var open else { return handleInList(key) }
+        if key == .pageDown || key == .pageUp, let screen, !open.sending {
+            // PgUp/PgDn scroll a message too long for the box, in a field or on the buttons.
+            let layout = AlertBoxRenderer.messageLayout(for: open, columns: screen.columns, rows: screen.rows - 3,
+                                                        glyphs: screen.glyphs)
+            let step = key == .pageDown ? layout.page : -layout.page
+            open.messageOffset = min(max(layout.offset + step, 0), layout.maxOffset)
+            self.open = open
+            return []
+        }
         let action = open.handle(key)
         self.open = open
         switch action {
@@ -111,8 +120,9 @@ extension DashboardState {
     /// Answers the open alert with `button`, or waits for the details first when secure texts are unknown. While
     /// the server cannot be reached nothing is sent, and the status line says so.
     ///
-    /// - Parameter typed: `false` for a cancel: the answer leaves `values` out, so the server records each field's
-    ///   original text and nothing typed (a secret included) leaves this process.
+    /// - Parameter typed: `false` for a cancel: the answer carries `OpenAlert.cancelValues`, what was typed into
+    ///   the fields that are not secure (a reason for a denial) and each secure field's original text, so that no
+    ///   typed secret leaves this process with a cancel.
     mutating func choose(_ button: RemoteButton, typed: Bool = true) -> [DashboardEffect] {
         guard var open else { return [] }
         guard connection == .connected else {
@@ -122,7 +132,7 @@ extension DashboardState {
         if !typed {
             open.sending = true
             self.open = open
-            return [.answer(alertID: open.alert.id, buttonIndex: button.index, values: nil)]
+            return [.answer(alertID: open.alert.id, buttonIndex: button.index, values: open.cancelValues)]
         }
         if open.needsDetails {
             open.chosenWhileLoading = button

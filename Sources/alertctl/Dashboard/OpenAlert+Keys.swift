@@ -6,7 +6,8 @@ extension OpenAlert {
         case none
         /// Answer with this button and the texts as typed.
         case choose(RemoteButton)
-        /// Answer with this button and each field's original text, whatever was typed: Esc, or the cancel button.
+        /// Answer with this button, the texts typed into plain fields and each secure field's original text (Esc,
+        /// or the cancel button): a reason goes with a denial, a typed secret never goes with a cancel.
         case cancel(RemoteButton)
         /// Back to the list without answering.
         case close
@@ -20,7 +21,8 @@ extension OpenAlert {
     /// field or, in the last one, answers with the default button. On the buttons: 1…9 choose by position,
     /// ←/→ (↑/↓ on an action sheet) move, Enter or Space choose, `q` or Backspace go back to the list.
     /// Anywhere: Tab and Shift-Tab cycle through fields and buttons, Esc answers with the cancel button.
-    /// A cancel (Esc, or choosing the cancel button) sends each field's original text, never what was typed.
+    /// A cancel (Esc, or choosing the cancel button) sends what was typed into the plain fields (a reason for a
+    /// denial) and each secure field's original text, never a typed secret.
     ///
     /// A destructive button is sent only after a second key: choosing it asks (`confirming`), then Enter, `y` or
     /// its number again sends it, and any other key takes the choice back.

@@ -15,6 +15,10 @@ struct OpenAlert: Sendable {
     private(set) var alert: RemoteAlert
     /// One entry per field; `nil` while a secure field's text is unknown (lists leave it out) and untouched.
     private(set) var texts: [String?]
+    /// Each field's text as the producer gave it; `nil` for a secure one until the details arrive.
+    private var originals: [String?]
+    /// The first line of a long message in view (PgUp/PgDn scroll it; the renderer keeps it in range).
+    var messageOffset = 0
     var focus: Focus
     /// An answer is on its way; keys are ignored until it is settled.
     var sending = false
@@ -26,6 +30,7 @@ struct OpenAlert: Sendable {
     init(_ alert: RemoteAlert) {
         self.alert = alert
         texts = alert.fields.map(\.text)
+        originals = texts
         focus = alert.fields.isEmpty ? .button(Self.defaultPosition(in: Self.displayOrder(of: alert))) : .field(0)
     }
 
@@ -53,12 +58,33 @@ struct OpenAlert: Sendable {
         alert.fields.isEmpty ? nil : texts.map { $0 ?? "" }
     }
 
+    /// The values a cancel answers with (Esc, or the cancel button): what was typed into the fields that are not
+    /// secure (a reason given with a denial), and each secure field's original text, so that a typed secret never
+    /// leaves with a cancel. `nil` (the server records each field's original text) for an alert without fields,
+    /// or while a secure field's original text is not known.
+    var cancelValues: [String]? {
+        guard !alert.fields.isEmpty else { return nil }
+        var values: [String] = []
+        for (position, field) in alert.fields.enumerated() {
+            if field.secure {
+                guard let original = originals[position] else { return nil }
+                values.append(original)
+            } else {
+                values.append(texts[position] ?? "")
+            }
+        }
+        return values
+    }
+
     /// Fills the texts of untouched fields from the full alert (secure values included); `nil` when it could not
     /// be fetched, which leaves them empty.
     mutating func fillDetails(from details: RemoteAlert?) {
         for index in texts.indices where texts[index] == nil {
             let field = details?.fields.first { $0.index == index }
             texts[index] = field?.text ?? ""
+        }
+        for index in originals.indices where originals[index] == nil {
+            originals[index] = details?.fields.first { $0.index == index }?.text
         }
     }
 

@@ -39,15 +39,18 @@ final class AlertctlProcess: Sendable {
         return URL(fileURLWithPath: "/nonexistent/alertctl")
     }
 
-    /// Starts `alertctl arguments...` with `environment` added to a clean copy of this process's (no `ALERTD_URL`).
-    init(_ arguments: [String], environment: [String: String] = [:]) throws {
+    /// Starts `alertctl arguments...` with `environment` added to a clean copy of this process's (no `ALERTD_URL`),
+    /// its standard input read from the file `standardInput`.
+    init(_ arguments: [String], environment: [String: String] = [:], standardInput: String = "/dev/null") throws {
         let executable = Self.executable
         try #require(FileManager.default.isExecutableFile(atPath: executable.path),
                      "build alertctl first (swift build): not found next to \(CommandLine.arguments[0])")
         var childEnvironment = ProcessInfo.processInfo.environment
         childEnvironment["ALERTD_URL"] = nil
         childEnvironment.merge(environment) { $1 }
-        child = try ChildProcess(executable.path, arguments, environment: childEnvironment)
+        child = try ChildProcess(
+            executable.path, arguments, environment: childEnvironment, standardInput: standardInput
+        )
     }
 
     /// Standard output so far.

@@ -5,22 +5,28 @@ import Testing
 
 /// A producer under load: it creates alerts one after another with an Idempotency-Key each, through the instances
 /// it is given (the next one when an instance does not answer, as a load balancer would), retrying a key until it is
-/// acknowledged, and records every acknowledged create and every status it saw.
+/// acknowledged, and records every acknowledged create and every status it saw. When `answering`, it also answers
+/// every other alert it created (button 1, on the next instance), retrying until an answer is acknowledged.
 final class Producer: Sendable {
     private struct State {
         var acknowledged: [(key: String, id: String)] = []
+        /// The ids whose answer was acknowledged (`200`).
+        var answered: [String] = []
         var statuses: [Int: Int] = [:]
         var stopped = false
     }
 
     private let name: String
+    private let answering: Bool
     private let state = Lock(State())
 
-    init(name: String) {
+    init(name: String, answering: Bool = false) {
         self.name = name
+        self.answering = answering
     }
 
     var acknowledged: [(key: String, id: String)] { state.withLock { $0.acknowledged } }
+    var answered: [String] { state.withLock { $0.answered } }
     var statuses: [Int: Int] { state.withLock { $0.statuses } }
 
     func stop() {
@@ -42,10 +48,29 @@ final class Producer: Sendable {
             state.withLock { $0.statuses[response.status, default: 0] += 1 }
             if response.status == 201 || response.status == 200, let id = try? response.json().string("id") {
                 state.withLock { $0.acknowledged.append((key, id)) }
+                if answering && number.isMultiple(of: 2) { await answer(id, through: nodes, from: node + 1) }
                 number += 1
             } else {
                 try? await Task.sleep(for: .milliseconds(50))
             }
+        }
+    }
+
+    /// Answers `id` with button 1 until an answer is acknowledged (`200`), or a `409` says an earlier attempt whose
+    /// answer was lost on the way made it (nobody else answers), or the producer is stopped.
+    private func answer(_ id: String, through nodes: [ClusterNode], from first: Int) async {
+        var node = first
+        while !state.withLock({ $0.stopped }) {
+            let response = try? await nodes[node % nodes.count].request(
+                "POST", "/v1/alerts/\(id)/response", json: #"{"buttonIndex":1}"#, timeout: 10)
+            guard let response else {
+                node += 1
+                continue
+            }
+            state.withLock { $0.statuses[response.status, default: 0] += 1 }
+            if response.status == 200 { state.withLock { $0.answered.append(id) } }
+            if response.status == 200 || response.status == 409 { return }
+            try? await Task.sleep(for: .milliseconds(50))
         }
     }
 }
@@ -82,4 +107,53 @@ func expectKept(_ producers: [Producer], on nodes: [ClusterNode], since start: U
     #expect(histories.allSatisfy { $0 == histories[0] })
     let created = Set(histories[0].filter { $0.event == "created" }.map(\.data))
     #expect(created.count == histories[0].filter { $0.event == "created" }.count, "no event twice")
+}
+
+/// Every node serves exactly the alerts PostgreSQL holds, each in the state PostgreSQL has (no id it did not get
+/// from it, none missing), and every acknowledged answer is in PostgreSQL as made.
+func expectSameAsPostgres(_ producers: [Producer], on nodes: [ClusterNode], postgres: ScratchPostgres) async throws {
+    var stored: [String: String] = [:]
+    for line in try await postgres.sql("SELECT id, state FROM alertd_alerts").split(separator: "\n") {
+        let columns = line.split(separator: "|", omittingEmptySubsequences: false).map(String.init)
+        guard columns.count == 2 else { continue }
+        stored[columns[0]] = columns[1] == "pending" ? "pending" : "resolved"
+    }
+    for id in producers.flatMap(\.answered) {
+        #expect(try await postgres.sql("SELECT state FROM alertd_alerts WHERE id = '\(id)'") == "answered",
+                "the acknowledged answer of \(id) is in PostgreSQL")
+    }
+    let head = try await postgres.sql("SELECT head FROM alertd_cluster")
+    for node in nodes {
+        try await eventually("\(node.port) reached PostgreSQL's head \(head)") {
+            try await node.index() >= UInt64(head) ?? 0
+        }
+        let shown = try await node.alerts()
+        #expect(shown.count == stored.count, "\(node.port) shows \(shown.count) alerts; PostgreSQL: \(stored.count)")
+        let foreign = shown.filter { stored[$0.key] == nil }.map(\.key)
+        let missing = stored.filter { shown[$0.key] == nil }.map(\.key)
+        let differing = shown.filter { entry in stored[entry.key].map { $0 != entry.value } ?? false }.map(\.key)
+        #expect(foreign.isEmpty, "\(node.port) serves ids PostgreSQL does not hold: \(foreign.prefix(5))")
+        #expect(missing.isEmpty, "\(node.port) lacks ids PostgreSQL holds: \(missing.prefix(5))")
+        #expect(differing.isEmpty, "\(node.port) shows another state than PostgreSQL for \(differing.prefix(5))")
+    }
+}
+
+extension ClusterNode {
+    /// Every alert this instance lists (`state=all`, every page): its state by id.
+    func alerts() async throws -> [String: String] {
+        var states: [String: String] = [:]
+        var after: String?
+        repeat {
+            let target = "/v1/alerts?state=all&limit=1000" + (after.map { "&after=\($0)" } ?? "")
+            let page = try await request("GET", target)
+            try #require(page.status == 200, "list: \(page)")
+            let body = try page.json()
+            for alert in body["alerts"]?.arrayValue ?? [] {
+                guard let object = alert.objectValue, let id = object["id"]?.stringValue else { continue }
+                states[id] = object["state"]?.stringValue ?? "?"
+            }
+            after = body["next"]?.int64Value.map { String($0) }
+        } while after != nil
+        return states
+    }
 }
