@@ -57,6 +57,7 @@ let package = Package(
         .target(
             name: "AlertAPI",
             dependencies: ["MicroHTTP", "AlertCore", "BuildInfo", "JSON", "Locking", "SystemCalls"],
+            exclude: ["App/app.css"],
             plugins: ["EmbedResource"]
         ),
         // Several instances on one PostgreSQL: the database decides every change, each instance's store is a cache.

@@ -31,6 +31,17 @@ extension APIHandler {
         Route("/v1/events", [
             .get(.follow) { handler, route throws(Problem) in try handler.followEvents(route) },
         ]),
+    ] + pageRoutes
+
+    /// The responder's page (APIHandler+App.swift): no bearer token; its session cookie is checked inside.
+    static let pageRoutes: [Route] = [
+        Route("/app", [.get(.readPublic) { handler, route in handler.appHome(route) }]),
+        Route("/app/app.css", [.get(.readPublic) { handler, route in handler.appStyles(route) }]),
+        Route("/app/sign-in", [.post(.readPublic) { handler, route in handler.appSignIn(route) }]),
+        Route("/app/sign-out", [.post(.readPublic) { handler, route in handler.appSignOut(route) }]),
+        Route("/app/link", [.get(.readPublic) { handler, route in handler.appLink(route) }]),
+        Route("/app/alerts/{id}", [.get(.readPublic) { handler, route in handler.appAlert(route) }]),
+        Route("/app/alerts/{id}/response", [.post(.readPublic) { handler, route in handler.appAnswer(route) }]),
     ]
 
     /// The metrics and log label of a path no route matches.

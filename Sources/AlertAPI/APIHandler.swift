@@ -16,6 +16,8 @@ public struct APIHandler: HTTPHandler {
     let tokens: LiveTokens
     /// Keeps web pages out of an open alertd; nil when tokens are configured.
     let browsers: BrowserGuard?
+    /// Sessions, CSRF tokens and single-alert links of the responder's page (`/app`).
+    var pages = PageAccess(key: .ephemeral())
     /// Waiting requests per client (token name or address), and their limit.
     var waits = ClientWaits(limit: 0)
     /// Bodies of woken long-polls, shared by the waiters woken with the same alert.
@@ -40,7 +42,7 @@ public struct APIHandler: HTTPHandler {
     private func answer(_ request: HTTPRequest, on match: (route: Route, id: AlertID)?) -> (HTTPReply, Caller?) {
         if let browsers {
             do throws(Problem) {
-                try browsers.check(request.headers)
+                try browsers.check(request.headers, allowingSameOrigin: request.path.hasPrefix("/app/"))
             } catch {
                 return (.response(error.response), nil)
             }
@@ -114,14 +116,16 @@ extension APIHandler {
     ///   - waitsPerClient: most waiting requests one client may hold; 0: no limit.
     ///   - journalGauges: the journal's WAL size and failed state for `/metrics`; `nil` when memory only.
     ///   - clusterGauges: the cluster's counts and reachability for `/metrics`; `nil` without a cluster.
+    ///   - pageKey: signs the page's links and CSRF tokens (`PageKey`).
     public init(store: AlertStore, metrics: Metrics, log: AccessLog, webhooks: WebhookPolicy, keepAlive: Duration,
                 tokens: LiveTokens, allowedOrigins: [String], allowedHosts: [String], listenHost: String,
                 waitsPerClient: Int, journalGauges: (@Sendable () -> JournalGauges)?,
-                clusterGauges: (@Sendable () -> AuthorityStatistics)?) {
+                clusterGauges: (@Sendable () -> AuthorityStatistics)?, pageKey: PageKey = .ephemeral()) {
         let browsers = tokens.isOpen
             ? BrowserGuard(origins: allowedOrigins, hosts: allowedHosts, listenHost: listenHost) : nil
         self.init(store: store, metrics: metrics, log: log, webhooks: webhooks, keepAlive: keepAlive, tokens: tokens,
                   browsers: browsers, waits: ClientWaits(limit: waitsPerClient), journalGauges: journalGauges,
                   clusterGauges: clusterGauges)
+        pages = PageAccess(key: pageKey)
     }
 }

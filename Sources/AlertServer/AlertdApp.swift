@@ -110,11 +110,12 @@ public final class AlertdApp: Sendable {
             clusterGauges = { authority.statistics }
         }
         authority?.start(feeding: store) { relay.forward($0) }
+        let pageKey = try Self.pageKey(configuration, log: log)
         handler = APIHandler(store: store, metrics: metrics, log: log, webhooks: configuration.webhooks,
                              keepAlive: configuration.eventKeepAlive, tokens: tokens,
                              allowedOrigins: configuration.allowedOrigins, allowedHosts: configuration.allowedHosts,
                              listenHost: configuration.http.host, waitsPerClient: configuration.waitsPerClient,
-                             journalGauges: gauges, clusterGauges: clusterGauges)
+                             journalGauges: gauges, clusterGauges: clusterGauges, pageKey: pageKey)
         var http = configuration.http
         http.reservedDescriptors += outbound
         do {
@@ -131,6 +132,20 @@ public final class AlertdApp: Sendable {
             log.event("warn", "serving without access tokens on a non-loopback address (--insecure)",
                       ["host": configuration.http.host])
         }
+    }
+
+    /// The key of the responder page's links and CSRF tokens: kept in the data dir; this process's own in memory;
+    /// in a cluster a process key that signs no links (instances share no secret yet), which the log says.
+    private static func pageKey(_ configuration: AlertdConfiguration, log: AccessLog) throws -> PageKey {
+        if configuration.database != nil {
+            if !configuration.tokens.isEmpty {
+                log.event("info", "single-alert links are off in a cluster: responders sign in to /app with a token",
+                          ["reason": "the instances share no link key"])
+            }
+            return .ephemeral(signsLinks: false)
+        }
+        guard let directory = configuration.dataDirectory else { return .ephemeral() }
+        return try PageKey.stored(in: directory)
     }
 
     /// Reads the tokens file again and serves with its tokens (and those of `ALERTD_TOKENS`) from the next request
