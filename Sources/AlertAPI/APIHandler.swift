@@ -18,6 +18,8 @@ public struct APIHandler: HTTPHandler {
     let browsers: BrowserGuard?
     /// Sessions, CSRF tokens and single-alert links of the responder's page (`/app`).
     var pages = PageAccess(key: .ephemeral())
+    /// Told of every alert this instance creates (`--notify`); nil without targets.
+    var notifier: Notifier? = nil
     /// Waiting requests per client (token name or address), and their limit.
     var waits = ClientWaits(limit: 0)
     /// Bodies of woken long-polls, shared by the waiters woken with the same alert.
@@ -116,16 +118,19 @@ extension APIHandler {
     ///   - waitsPerClient: most waiting requests one client may hold; 0: no limit.
     ///   - journalGauges: the journal's WAL size and failed state for `/metrics`; `nil` when memory only.
     ///   - clusterGauges: the cluster's counts and reachability for `/metrics`; `nil` without a cluster.
-    ///   - pageKey: signs the page's links and CSRF tokens (`PageKey`).
+    ///   - pages: the page's sessions, and the key of its links and CSRF tokens (`PageKey`).
+    ///   - notifier: told of every new alert (`--notify`).
     public init(store: AlertStore, metrics: Metrics, log: AccessLog, webhooks: WebhookPolicy, keepAlive: Duration,
                 tokens: LiveTokens, allowedOrigins: [String], allowedHosts: [String], listenHost: String,
                 waitsPerClient: Int, journalGauges: (@Sendable () -> JournalGauges)?,
-                clusterGauges: (@Sendable () -> AuthorityStatistics)?, pageKey: PageKey = .ephemeral()) {
+                clusterGauges: (@Sendable () -> AuthorityStatistics)?, pages: PageAccess? = nil,
+                notifier: Notifier? = nil) {
         let browsers = tokens.isOpen
             ? BrowserGuard(origins: allowedOrigins, hosts: allowedHosts, listenHost: listenHost) : nil
         self.init(store: store, metrics: metrics, log: log, webhooks: webhooks, keepAlive: keepAlive, tokens: tokens,
                   browsers: browsers, waits: ClientWaits(limit: waitsPerClient), journalGauges: journalGauges,
                   clusterGauges: clusterGauges)
-        pages = PageAccess(key: pageKey)
+        if let pages { self.pages = pages }
+        self.notifier = notifier
     }
 }

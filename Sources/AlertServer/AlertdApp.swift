@@ -35,6 +35,8 @@ public final class AlertdApp: Sendable {
     private let sink: LogSink?
     /// Held here, not by the relay: the store holds the relay and the sender holds the store.
     private let webhooks: WebhookSender
+    /// Pushes new alerts to `--notify` targets; nil without any.
+    private let notifier: Notifier?
     /// The tokens in force; `reloadTokens()` replaces them.
     private let tokens: LiveTokens
     private let log: AccessLog
@@ -110,12 +112,18 @@ public final class AlertdApp: Sendable {
             clusterGauges = { authority.statistics }
         }
         authority?.start(feeding: store) { relay.forward($0) }
-        let pageKey = try Self.pageKey(configuration, log: log)
+        let pages = PageAccess(key: try Self.pageKey(configuration, log: log))
+        let notifier = configuration.notifyTargets.isEmpty ? nil : Notifier(
+            targets: configuration.notifyTargets, sender: sender, pages: pages,
+            publicURL: configuration.publicURL ?? Self.ownURL(configuration), responder: configuration.notifyResponder,
+            tokensOpen: configuration.tokens.isEmpty, metrics: metrics, log: log)
+        self.notifier = notifier
         handler = APIHandler(store: store, metrics: metrics, log: log, webhooks: configuration.webhooks,
                              keepAlive: configuration.eventKeepAlive, tokens: tokens,
                              allowedOrigins: configuration.allowedOrigins, allowedHosts: configuration.allowedHosts,
                              listenHost: configuration.http.host, waitsPerClient: configuration.waitsPerClient,
-                             journalGauges: gauges, clusterGauges: clusterGauges, pageKey: pageKey)
+                             journalGauges: gauges, clusterGauges: clusterGauges, pages: pages,
+                             notifier: notifier)
         var http = configuration.http
         http.reservedDescriptors += outbound
         do {
@@ -146,6 +154,12 @@ public final class AlertdApp: Sendable {
         }
         guard let directory = configuration.dataDirectory else { return .ephemeral() }
         return try PageKey.stored(in: directory)
+    }
+
+    /// alertd's own address, the base of links without `--public-url`.
+    private static func ownURL(_ configuration: AlertdConfiguration) -> String {
+        let host = configuration.http.host
+        return "http://\(host.contains(":") ? "[\(host)]" : host):\(configuration.http.port)"
     }
 
     /// Reads the tokens file again and serves with its tokens (and those of `ALERTD_TOKENS`) from the next request
@@ -203,6 +217,7 @@ public final class AlertdApp: Sendable {
         server?.beginDraining()
         await store.shutdown()
         await server?.shutdown(grace: configuration.shutdownGrace)
+        notifier?.stop()
         webhooks.stop()
         authority?.stop()
         journal?.close()

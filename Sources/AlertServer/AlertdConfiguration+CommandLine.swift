@@ -197,6 +197,37 @@ extension AlertdConfiguration {
             $0.insecure = $1 == "on"
             return true
         },
+        Setting("--notify", "ALERTD_NOTIFY",
+                "push every new alert to an ntfy topic URL (http[s]://host/TOPIC); repeatable, or comma-separated",
+                default: "none") { configuration, text throws(ConfigurationError) in
+            let targets = text.split(separator: ",").map { NotifyTarget.ntfy(String($0)) }
+            guard !targets.isEmpty, targets.allSatisfy({ $0 != nil }) else { return false }
+            configuration.notifyTargets += targets.compactMap { $0 }
+            return true
+        },
+        Setting("--notify-webhook", "ALERTD_NOTIFY_WEBHOOK",
+                "POST every new alert, its link and answer links as JSON to this URL; repeatable, or comma-separated",
+                default: "none") { configuration, text throws(ConfigurationError) in
+            let targets = text.split(separator: ",").map { NotifyTarget.webhook(String($0)) }
+            guard !targets.isEmpty, targets.allSatisfy({ $0 != nil }) else { return false }
+            configuration.notifyTargets += targets.compactMap { $0 }
+            return true
+        },
+        Setting("--notify-responder", "ALERTD_NOTIFY_RESPONDER",
+                "the responder (a token's name) that notifications' single-alert links sign in as", default: "none") {
+            // A token's name: [A-Za-z0-9._-]{1,64}, as the tokens file takes it.
+            guard (1...64).contains($1.count),
+                  $1.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "._-".contains($0)) }) else { return false }
+            $0.notifyResponder = $1
+            return true
+        },
+        Setting("--public-url", "ALERTD_PUBLIC_URL",
+                "the base URL a phone reaches alertd at (behind a proxy), for the links in notifications",
+                default: "http://HOST:PORT") {
+            guard BrowserGuard.isOrigin($1) else { return false }
+            $0.publicURL = $1
+            return true
+        },
         Setting("--shutdown-grace", "ALERTD_SHUTDOWN_GRACE",
                 "how long shutdown waits for in-flight requests, \(durationHelp)",
                 default: seconds(defaults.shutdownGrace),

@@ -40,6 +40,13 @@ public struct AlertdConfiguration: Sendable {
     /// passes (the instance died), another instance claims the delivery and makes it again.
     public var webhookLease: Duration = .seconds(60)
 
+    /// Where every new alert is pushed (`--notify`, `--notify-webhook`).
+    public var notifyTargets: [NotifyTarget] = []
+    /// The responder that notifications' links name (`--notify-responder`); nil: links need a sign-in.
+    public var notifyResponder: String?
+    /// The base URL of links in notifications (`--public-url`); nil: alertd's own address.
+    public var publicURL: String?
+
     /// The defaults: 127.0.0.1:8080 and the limits in `docs/DESIGN.md`.
     public init() {}
 }

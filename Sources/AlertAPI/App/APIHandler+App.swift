@@ -92,6 +92,10 @@ extension APIHandler {
             }
             return .response(page(403, PageHTML.refusal("Link refused", why, signIn: true), request))
         }
+        guard link.button == nil else {
+            return .response(page(403, PageHTML.refusal("Link refused", "This link answers an alert: it is sent, "
+                                                        + "not opened.", signIn: true), request))
+        }
         guard let caller = tokens.caller(named: link.responder), caller.role.may(.answer) else {
             return .response(page(403, PageHTML.refusal("Link refused", "The responder this link names may no "
                                                         + "longer answer alerts.", signIn: true), request))
@@ -102,6 +106,45 @@ extension APIHandler {
         response.headers.add("Set-Cookie", sessionCookie("alertd_session", id, request,
                                                          maxAge: expires.timeIntervalSinceNow))
         return .response(response)
+    }
+
+    // MARK: POST /app/answer
+
+    /// An answer link, as a notification's `http` action sends it (ntfy POSTs from the phone, with no cookie): the
+    /// link names the alert, the responder and the button, and works once. Answers JSON, as the REST route does.
+    func appLinkAnswer(_ route: RouteRequest) throws(Problem) -> HTTPReply {
+        let link: PageAccess.Link
+        do throws(PageAccess.LinkRefusal) {
+            link = try pages.useLink(route.request.queryValue("l") ?? "")
+        } catch {
+            let detail = switch error {
+            case .used: "this answer link was used already"
+            case .expired: "this answer link has expired"
+            case .disabled: "this alertd signs no links"
+            case .malformed, .badSignature: "this is not an answer link alertd signed"
+            }
+            throw .alertd(403, "link-refused", "Link refused", detail: detail)
+        }
+        guard let button = link.button else {
+            throw .alertd(403, "link-refused", "Link refused", detail: "this link opens an alert; it does not answer")
+        }
+        let responder: String?
+        if tokens.isOpen {
+            responder = nil
+        } else {
+            guard let caller = tokens.caller(named: link.responder), caller.role.may(.answer) else {
+                throw .alertd(403, "link-refused", "Link refused",
+                              detail: "the responder this link names may no longer answer alerts")
+            }
+            responder = caller.name
+        }
+        let (id, metrics) = (link.alert, self.metrics)
+        let answer = AnswerDraft(choice: .index(button))
+        return onChange({ done in store.submitAnswer(id, with: answer, by: responder, done: done) }) { alert in
+            let result = alert.result!
+            metrics.answered(by: responder, after: result.resolvedAt.timeIntervalSince(alert.createdAt))
+            return .json(200, result: result)
+        }
     }
 
     // MARK: GET /app/alerts/{id}, POST /app/alerts/{id}/response

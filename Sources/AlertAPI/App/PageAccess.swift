@@ -97,15 +97,19 @@ public final class PageAccess: Sendable {
         let responder: String
         let expires: Date
         let nonce: String
+        /// The button an answer link chooses; nil for a link that opens the alert.
+        let button: Int?
     }
 
     /// A link's token (`/app/link?l=TOKEN`) for `responder` to answer `alert`, valid for `lifetime`; nil when links
     /// are off (a cluster).
-    public func signLink(alert: AlertID, responder: String, lifetime: TimeInterval = PageAccess.linkLifetime,
-                         now: Date = Date()) -> String? {
+    /// With `button`, an answer link (`POST /app/answer?l=TOKEN`) that chooses that button.
+    public func signLink(alert: AlertID, responder: String, button: Int? = nil,
+                         lifetime: TimeInterval = PageAccess.linkLifetime, now: Date = Date()) -> String? {
         guard linksEnabled else { return nil }
         let expires = Int64((now.timeIntervalSince1970 + lifetime).rounded(.down))
-        let payload = Array("v1\n\(alert.rawValue)\n\(responder)\n\(expires)\n\(Base64URL.random(12))".utf8)
+        let payload = Array(("v1\n\(alert.rawValue)\n\(responder)\n\(expires)\n\(Base64URL.random(12))\n"
+            + (button.map(String.init) ?? "-")).utf8)
         return Base64URL.encode(payload) + "." + Base64URL.encode(SHA256.hmac(key: key, Array("link\n".utf8) + payload))
     }
 
@@ -137,10 +141,12 @@ public final class PageAccess: Sendable {
             throw .badSignature
         }
         let fields = String(decoding: payload, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
-        guard fields.count == 5, fields[0] == "v1", let expires = Int64(fields[3]) else { throw .malformed }
+        guard fields.count == 6, fields[0] == "v1", let expires = Int64(fields[3]) else { throw .malformed }
+        let button = fields[5] == "-" ? nil : Int(fields[5])
+        guard fields[5] == "-" || button != nil else { throw .malformed }
         let expiry = Date(timeIntervalSince1970: TimeInterval(expires))
         guard expiry > now else { throw .expired }
         return Link(alert: AlertID(rawValue: String(fields[1])), responder: String(fields[2]), expires: expiry,
-                    nonce: String(fields[4]))
+                    nonce: String(fields[4]), button: button)
     }
 }
