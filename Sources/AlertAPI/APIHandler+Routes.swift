@@ -45,6 +45,11 @@ extension APIHandler {
         Route("/app/alerts/{id}/response", [.post(.readPublic) { handler, route in handler.appAnswer(route) }]),
     ]
 
+    /// Whether `path` is the responder page's (`/app`, `/app/…`), whose forms post to the alertd that served them.
+    static func isPagePath(_ path: String) -> Bool {
+        path == "/app" || path.hasPrefix("/app/")
+    }
+
     /// The metrics and log label of a path no route matches.
     static let unknownRoute = "unknown"
 

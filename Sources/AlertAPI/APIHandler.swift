@@ -44,7 +44,7 @@ public struct APIHandler: HTTPHandler {
     private func answer(_ request: HTTPRequest, on match: (route: Route, id: AlertID)?) -> (HTTPReply, Caller?) {
         if let browsers {
             do throws(Problem) {
-                try browsers.check(request.headers, allowingSameOrigin: request.path.hasPrefix("/app/"))
+                try browsers.check(request.headers, allowingSameOrigin: Self.isPagePath(request.path))
             } catch {
                 return (.response(error.response), nil)
             }

@@ -69,6 +69,18 @@ extension AlertdConfiguration {
         String(duration.components.seconds)
     }
 
+    /// Comma-separated push targets, each one `parse` reads, added to those given before.
+    private static func notifyTargets(
+        _ parse: @escaping @Sendable (String) -> NotifyTarget?
+    ) -> @Sendable (inout AlertdConfiguration, String) throws(ConfigurationError) -> Bool {
+        { configuration, text in
+            let targets = text.split(separator: ",").map { parse(String($0)) }
+            guard !targets.isEmpty, targets.allSatisfy({ $0 != nil }) else { return false }
+            configuration.notifyTargets += targets.compactMap { $0 }
+            return true
+        }
+    }
+
     /// A comma-separated list, each item trimmed and valid, at least one.
     private static func list(
         _ isValid: @escaping @Sendable (String) -> Bool,
@@ -199,20 +211,10 @@ extension AlertdConfiguration {
         },
         Setting("--notify", "ALERTD_NOTIFY",
                 "push every new alert to an ntfy topic URL (http[s]://host/TOPIC); repeatable, or comma-separated",
-                default: "none") { configuration, text throws(ConfigurationError) in
-            let targets = text.split(separator: ",").map { NotifyTarget.ntfy(String($0)) }
-            guard !targets.isEmpty, targets.allSatisfy({ $0 != nil }) else { return false }
-            configuration.notifyTargets += targets.compactMap { $0 }
-            return true
-        },
+                default: "none", apply: notifyTargets(NotifyTarget.ntfy)),
         Setting("--notify-webhook", "ALERTD_NOTIFY_WEBHOOK",
                 "POST every new alert, its link and answer links as JSON to this URL; repeatable, or comma-separated",
-                default: "none") { configuration, text throws(ConfigurationError) in
-            let targets = text.split(separator: ",").map { NotifyTarget.webhook(String($0)) }
-            guard !targets.isEmpty, targets.allSatisfy({ $0 != nil }) else { return false }
-            configuration.notifyTargets += targets.compactMap { $0 }
-            return true
-        },
+                default: "none", apply: notifyTargets(NotifyTarget.webhook)),
         Setting("--notify-responder", "ALERTD_NOTIFY_RESPONDER",
                 "the responder (a token's name) that notifications' single-alert links sign in as", default: "none") {
             // A token's name: [A-Za-z0-9._-]{1,64}, as the tokens file takes it.

@@ -94,6 +94,14 @@ struct OpenAPISpecTests {
         "/v1/alerts/{id}/response": ["get", "head", "post"],
         "/v1/events": ["get", "head"],
         "/metrics": ["get", "head"],
+        "/app": ["get", "head"],
+        "/app/app.css": ["get", "head"],
+        "/app/sign-in": ["post"],
+        "/app/sign-out": ["post"],
+        "/app/link": ["get", "head"],
+        "/app/answer": ["post"],
+        "/app/alerts/{id}": ["get", "head"],
+        "/app/alerts/{id}/response": ["post"],
     ]
 
     /// Status codes the server can answer, per operation.
@@ -115,6 +123,13 @@ struct OpenAPISpecTests {
         ("/v1/events", "head", ["200", "400", "410", "503"]),
         ("/metrics", "get", ["200"]),
         ("/metrics", "head", ["200"]),
+        ("/app", "get", ["200", "403"]),
+        ("/app/sign-in", "post", ["303", "401", "403", "415"]),
+        ("/app/sign-out", "post", ["303", "403", "415"]),
+        ("/app/link", "get", ["200", "403"]),
+        ("/app/answer", "post", ["200", "403", "404", "409", "422", "503"]),
+        ("/app/alerts/{id}", "get", ["200", "403", "404", "503"]),
+        ("/app/alerts/{id}/response", "post", ["200", "403", "404", "409", "415", "422", "503"]),
     ]
 
     func outline() throws -> OpenAPIOutline {

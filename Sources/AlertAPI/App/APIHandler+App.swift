@@ -84,13 +84,7 @@ extension APIHandler {
         do throws(PageAccess.LinkRefusal) {
             link = try pages.useLink(request.queryValue("l") ?? "")
         } catch {
-            let why = switch error {
-            case .used: "This link was used already: a link opens its alert once."
-            case .expired: "This link has expired."
-            case .disabled: "This alertd signs no links (it runs in a cluster, or without tokens)."
-            case .malformed, .badSignature: "This is not a link alertd signed."
-            }
-            return .response(page(403, PageHTML.refusal("Link refused", why, signIn: true), request))
+            return .response(page(403, PageHTML.refusal("Link refused", error.reason + ".", signIn: true), request))
         }
         guard link.button == nil else {
             return .response(page(403, PageHTML.refusal("Link refused", "This link answers an alert: it is sent, "
@@ -117,13 +111,7 @@ extension APIHandler {
         do throws(PageAccess.LinkRefusal) {
             link = try pages.useLink(route.request.queryValue("l") ?? "")
         } catch {
-            let detail = switch error {
-            case .used: "this answer link was used already"
-            case .expired: "this answer link has expired"
-            case .disabled: "this alertd signs no links"
-            case .malformed, .badSignature: "this is not an answer link alertd signed"
-            }
-            throw .alertd(403, "link-refused", "Link refused", detail: detail)
+            throw .alertd(403, "link-refused", "Link refused", detail: error.reason)
         }
         guard let button = link.button else {
             throw .alertd(403, "link-refused", "Link refused", detail: "this link opens an alert; it does not answer")

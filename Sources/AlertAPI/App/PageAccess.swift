@@ -116,6 +116,16 @@ public final class PageAccess: Sendable {
     /// Why a link is refused.
     enum LinkRefusal: Error, Equatable {
         case malformed, badSignature, expired, used, disabled
+
+        /// What the refusal says, a sentence without its full stop.
+        var reason: String {
+            switch self {
+            case .used: "This link was used already: a link works once"
+            case .expired: "This link has expired"
+            case .disabled: "This alertd signs no links (it runs in a cluster)"
+            case .malformed, .badSignature: "This is not a link alertd signed"
+            }
+        }
     }
 
     /// Reads a link's token, checks its signature and expiry, and marks it used.
