@@ -105,6 +105,8 @@ test: test-deps
 	scripts/schemathesis.sh
 	@echo "== generated client (openapi-python-client from openapi.yaml, checked by openapi-core)"
 	scripts/generated-client.sh
+	@echo "== responder's page in headless Chromium (scripts/app_test.py: sign-in, answers, links, --notify)"
+	scripts/app-test.sh
 
 # The crash test of DurabilityTests alone, longer: alertd SIGKILLed N times under load (make test does 20).
 N ?= 500

@@ -44,7 +44,8 @@ public final class Notifier: Sendable {
     private let targets: [NotifyTarget]
     private let sender: WebhookSender
     private let pages: PageAccess
-    private let publicURL: String
+    /// The base of links: `--public-url`, or alertd's own address once its port is known (`serving(at:)`).
+    private let base: Lock<String>
     private let responder: String?
     /// Whether alertd runs without tokens (links then name no responder).
     private let tokensOpen: Bool
@@ -60,16 +61,26 @@ public final class Notifier: Sendable {
     ///   - publicURL: the base of links, as a responder's phone reaches alertd (`--public-url`).
     ///   - responder: the responder links name (`--notify-responder`); nil: no links, only the page's address
     ///     (sign-in needed). In open mode links need no responder.
-    public init(targets: [NotifyTarget], sender: WebhookSender, pages: PageAccess, publicURL: String,
+    public init(targets: [NotifyTarget], sender: WebhookSender, pages: PageAccess, publicURL: String?,
                 responder: String?, tokensOpen: Bool, metrics: Metrics, log: AccessLog) {
         self.tokensOpen = tokensOpen
         self.targets = targets
         self.sender = sender
         self.pages = pages
-        self.publicURL = publicURL.hasSuffix("/") ? String(publicURL.dropLast()) : publicURL
+        base = Lock(publicURL.map { $0.hasSuffix("/") ? String($0.dropLast()) : $0 } ?? "")
+        fixedBase = publicURL != nil
         self.responder = responder
         self.metrics = metrics
         self.log = log
+    }
+
+    /// Whether `--public-url` gave the base (else `serving(at:)` does).
+    private let fixedBase: Bool
+
+    /// alertd's own address, the base of links without `--public-url`.
+    public func serving(at url: String) {
+        guard !fixedBase else { return }
+        base.withLock { $0 = url }
     }
 
     /// Starts notifying every target of `alert`; returns at once.
@@ -126,6 +137,7 @@ public final class Notifier: Sendable {
     }
 
     func links(_ alert: Alert) -> Links {
+        let publicURL = base.withLock { $0 }
         let name = responder ?? ""
         let signs = responder != nil || tokensOpen
         let view = signs ? pages.signLink(alert: alert.id, responder: name).map { "\(publicURL)/app/link?l=\($0)" } : nil

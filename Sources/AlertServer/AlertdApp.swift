@@ -2,6 +2,7 @@ import AlertAPI
 import AlertCluster
 import AlertCore
 import AlertJournal
+import Foundation
 import Locking
 import MicroHTTP
 
@@ -112,10 +113,11 @@ public final class AlertdApp: Sendable {
             clusterGauges = { authority.statistics }
         }
         authority?.start(feeding: store) { relay.forward($0) }
-        let pages = PageAccess(key: try Self.pageKey(configuration, log: log))
+        let pages = PageAccess(key: try Self.pageKey(configuration, log: log),
+                               linkLifetime: TimeInterval(configuration.linkLifetime.components.seconds))
         let notifier = configuration.notifyTargets.isEmpty ? nil : Notifier(
             targets: configuration.notifyTargets, sender: sender, pages: pages,
-            publicURL: configuration.publicURL ?? Self.ownURL(configuration), responder: configuration.notifyResponder,
+            publicURL: configuration.publicURL, responder: configuration.notifyResponder,
             tokensOpen: configuration.tokens.isEmpty, metrics: metrics, log: log)
         self.notifier = notifier
         handler = APIHandler(store: store, metrics: metrics, log: log, webhooks: configuration.webhooks,
@@ -133,6 +135,7 @@ public final class AlertdApp: Sendable {
             authority?.stop()
             throw error
         }
+        notifier?.serving(at: url)
         if let server { metrics.observeUnreadBytes { [weak server] in server?.unreadResponseBytes ?? 0 } }
         // Restored alerts whose timeout passed meanwhile expire now, and deliveries not yet done start again.
         if store.now({ $0.resume() }) == nil { Task { await store.resume() } }
@@ -154,12 +157,6 @@ public final class AlertdApp: Sendable {
         }
         guard let directory = configuration.dataDirectory else { return .ephemeral() }
         return try PageKey.stored(in: directory)
-    }
-
-    /// alertd's own address, the base of links without `--public-url`.
-    private static func ownURL(_ configuration: AlertdConfiguration) -> String {
-        let host = configuration.http.host
-        return "http://\(host.contains(":") ? "[\(host)]" : host):\(configuration.http.port)"
     }
 
     /// Reads the tokens file again and serves with its tokens (and those of `ALERTD_TOKENS`) from the next request

@@ -223,6 +223,10 @@ extension AlertdConfiguration {
             $0.notifyResponder = $1
             return true
         },
+        Setting("--link-lifetime", "ALERTD_LINK_LIFETIME",
+                "how long a notification's single-alert and answer links work (each once), \(durationHelp)",
+                default: seconds(defaults.linkLifetime),
+                apply: duration(1...(30 * 86400)) { $0.linkLifetime = .seconds($1) }),
         Setting("--public-url", "ALERTD_PUBLIC_URL",
                 "the base URL a phone reaches alertd at (behind a proxy), for the links in notifications",
                 default: "http://HOST:PORT") {

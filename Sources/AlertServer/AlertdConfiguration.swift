@@ -46,6 +46,8 @@ public struct AlertdConfiguration: Sendable {
     public var notifyResponder: String?
     /// The base URL of links in notifications (`--public-url`); nil: alertd's own address.
     public var publicURL: String?
+    /// How long single-alert links stay usable (`--link-lifetime`).
+    public var linkLifetime: Duration = .seconds(24 * 3600)
 
     /// The defaults: 127.0.0.1:8080 and the limits in `docs/DESIGN.md`.
     public init() {}

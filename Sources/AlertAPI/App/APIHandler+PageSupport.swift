@@ -17,7 +17,7 @@ extension APIHandler {
         headers.add("Content-Security-Policy", pagePolicy)
         headers.add("X-Frame-Options", "DENY")
         headers.add("X-Content-Type-Options", "nosniff")
-        headers.add("Referrer-Policy", "no-referrer")
+        headers.add("Referrer-Policy", "same-origin")
         headers.add("Cross-Origin-Opener-Policy", "same-origin")
         headers.add("Cross-Origin-Resource-Policy", "same-origin")
     }

@@ -27,8 +27,10 @@ public final class PageAccess: Sendable {
     static let linkSessionLifetime: TimeInterval = 15 * 60
     /// Most sessions kept; past it the one nearest its end goes.
     static let sessionLimit = 10_000
-    /// How long a link alertd signs stays usable.
+    /// How long a link alertd signs stays usable, unless told otherwise (`--link-lifetime`).
     public static let linkLifetime: TimeInterval = 24 * 3600
+    /// How long the links this alertd signs stay usable.
+    let linkLifetime: TimeInterval
 
     /// The key of links and CSRF tokens: from the data dir, or this process's own.
     let key: [UInt8]
@@ -38,8 +40,9 @@ public final class PageAccess: Sendable {
     /// Links already used, by nonce, until they would have expired anyway.
     private let usedLinks = Lock<[String: Date]>([:])
 
-    public init(key: PageKey) {
+    public init(key: PageKey, linkLifetime: TimeInterval = PageAccess.linkLifetime) {
         self.key = key.bytes
+        self.linkLifetime = linkLifetime
         linksEnabled = key.signsLinks
     }
 
@@ -104,9 +107,10 @@ public final class PageAccess: Sendable {
     /// A link's token (`/app/link?l=TOKEN`) for `responder` to answer `alert`, valid for `lifetime`; nil when links
     /// are off (a cluster).
     /// With `button`, an answer link (`POST /app/answer?l=TOKEN`) that chooses that button.
-    public func signLink(alert: AlertID, responder: String, button: Int? = nil,
-                         lifetime: TimeInterval = PageAccess.linkLifetime, now: Date = Date()) -> String? {
+    public func signLink(alert: AlertID, responder: String, button: Int? = nil, lifetime: TimeInterval? = nil,
+                         now: Date = Date()) -> String? {
         guard linksEnabled else { return nil }
+        let lifetime = lifetime ?? linkLifetime
         let expires = Int64((now.timeIntervalSince1970 + lifetime).rounded(.down))
         let payload = Array(("v1\n\(alert.rawValue)\n\(responder)\n\(expires)\n\(Base64URL.random(12))\n"
             + (button.map(String.init) ?? "-")).utf8)

@@ -29,7 +29,7 @@ enum PageHTML {
             <!doctype html>
             <html lang="en"><head><meta charset="utf-8">
             <meta name="viewport" content="width=device-width, initial-scale=1">
-            <meta name="referrer" content="no-referrer">
+            <meta name="referrer" content="same-origin">
             <title>\(escape(title)) · alertd</title>
             <link rel="stylesheet" href="/app/app.css">
             """
