@@ -38,8 +38,8 @@ public struct NotifyTarget: Sendable, Equatable {
 ///
 /// Each notification carries the alert's single-alert link for the `--notify-responder` (signed by `PageAccess`) and,
 /// for an alert without fields and with at most three buttons, one answer link per button: ntfy shows them as `http`
-/// action buttons that answer from the notification itself. Deliveries live in memory: a restart loses those still
-/// retrying (docs/PHONE.md).
+/// action buttons that answer from the notification itself. Deliveries live in memory; a restart loses those still
+/// retrying unless a data dir keeps them (`NotifyOutbox`).
 public final class Notifier: Sendable {
     private let targets: [NotifyTarget]
     private let sender: WebhookSender
@@ -51,6 +51,10 @@ public final class Notifier: Sendable {
     private let tokensOpen: Bool
     private let metrics: Metrics
     private let log: AccessLog
+    /// The notifications not done yet, kept in the data dir; nil in memory.
+    private let outbox: NotifyOutbox?
+    /// Targets still to finish, by alert, for the outbox's `finished`.
+    private let remaining = Lock<[AlertID: Int]>([:])
     /// Operator-given targets: every address is allowed (the allow list is for producers' callbacks).
     private let policy = WebhookPolicy(list: "*")!
     /// Deliveries queued or under way; past `limit` new ones are dropped (and counted).
@@ -62,8 +66,9 @@ public final class Notifier: Sendable {
     ///   - responder: the responder links name (`--notify-responder`); nil: no links, only the page's address
     ///     (sign-in needed). In open mode links need no responder.
     public init(targets: [NotifyTarget], sender: WebhookSender, pages: PageAccess, publicURL: String?,
-                responder: String?, tokensOpen: Bool, metrics: Metrics, log: AccessLog) {
+                responder: String?, tokensOpen: Bool, metrics: Metrics, log: AccessLog, outbox: NotifyOutbox? = nil) {
         self.tokensOpen = tokensOpen
+        self.outbox = outbox
         self.targets = targets
         self.sender = sender
         self.pages = pages
@@ -86,6 +91,10 @@ public final class Notifier: Sendable {
     /// Starts notifying every target of `alert`; returns at once.
     func created(_ alert: Alert) {
         guard !targets.isEmpty else { return }
+        if let outbox {
+            outbox.started(alert.id)
+            remaining.withLock { $0[alert.id] = targets.count }
+        }
         for target in targets {
             let body = payload(alert, for: target)
             let admitted = running.withLock { running -> Bool in
@@ -95,13 +104,34 @@ public final class Notifier: Sendable {
             }
             guard admitted else {
                 metrics.notify("dropped")
+                targetDone(alert.id)
                 continue
             }
             Task {
-                await self.deliver(body, to: target, alert: alert.id)
+                if await self.deliver(body, to: target, alert: alert.id) { self.targetDone(alert.id) }
                 self.running.withLock { $0.count -= 1 }
             }
         }
+    }
+
+    /// Sends again the notifications a restart interrupted (`NotifyOutbox.outstanding`), of alerts still pending.
+    public func resend(_ alerts: [Alert]) {
+        for alert in alerts where alert.result == nil { created(alert) }
+    }
+
+    /// One target is done with the alert (its last attempt made); the outbox hears when all are.
+    private func targetDone(_ id: AlertID) {
+        guard let outbox else { return }
+        let done = remaining.withLock { remaining -> Bool in
+            guard let left = remaining[id] else { return false }
+            if left <= 1 {
+                remaining.removeValue(forKey: id)
+                return true
+            }
+            remaining[id] = left - 1
+            return false
+        }
+        if done { outbox.finished(id) }
     }
 
     /// Stops queuing new deliveries (at shutdown; the sender's `stop()` ends those in flight).
@@ -109,22 +139,25 @@ public final class Notifier: Sendable {
         running.withLock { $0.stopped = true }
     }
 
-    private func deliver(_ body: [UInt8], to target: NotifyTarget, alert: AlertID) async {
+    /// The attempts at one target; true once the last was made, false when stopped first.
+    private func deliver(_ body: [UInt8], to target: NotifyTarget, alert: AlertID) async -> Bool {
         let schedule = sender.schedule
         var delay = schedule.firstDelay
         for attempt in 1...max(1, schedule.attempts) {
             guard let failure = await sender.post(body, to: target.url, headers: [("X-Alertd-Alert", alert.rawValue)],
-                                                  policy: policy) else { return }
+                                                  policy: policy) else { return false }
             let final = failure == nil || attempt >= schedule.attempts
             metrics.notify(failure == nil ? "delivered" : (final ? "failed" : "retry"))
-            guard let failure else { return }
+            guard let failure else { return true }
             log.event(final ? "error" : "warn", "notification failed",
                       ["alertId": alert.rawValue, "target": target.url.redacted, "attempt": String(attempt),
                        "error": failure.logged])
-            if final || running.withLock({ $0.stopped }) { return }
-            guard (try? await Task.sleep(for: delay)) != nil else { return }
+            if final { return true }
+            if running.withLock({ $0.stopped }) { return false }
+            guard (try? await Task.sleep(for: delay)) != nil else { return false }
             delay = min(delay * 2, schedule.maxDelay)
         }
+        return true
     }
 
     // MARK: payloads

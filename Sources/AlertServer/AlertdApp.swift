@@ -115,10 +115,14 @@ public final class AlertdApp: Sendable {
         authority?.start(feeding: store) { relay.forward($0) }
         let pages = PageAccess(key: try Self.pageKey(configuration, log: log),
                                linkLifetime: TimeInterval(configuration.linkLifetime.components.seconds))
+        let outbox = try configuration.notifyTargets.isEmpty ? nil
+            : configuration.dataDirectory.map { directory throws(ConfigurationError) in
+                try NotifyOutbox(directory: directory)
+            }
         let notifier = configuration.notifyTargets.isEmpty ? nil : Notifier(
             targets: configuration.notifyTargets, sender: sender, pages: pages,
             publicURL: configuration.publicURL, responder: configuration.notifyResponder,
-            tokensOpen: configuration.tokens.isEmpty, metrics: metrics, log: log)
+            tokensOpen: configuration.tokens.isEmpty, metrics: metrics, log: log, outbox: outbox)
         self.notifier = notifier
         handler = APIHandler(store: store, metrics: metrics, log: log, webhooks: configuration.webhooks,
                              keepAlive: configuration.eventKeepAlive, tokens: tokens,
@@ -136,6 +140,8 @@ public final class AlertdApp: Sendable {
             throw error
         }
         notifier?.serving(at: url)
+        // Notifications a restart interrupted go out again (at least once).
+        if let notifier, let outbox { notifier.resend(outbox.outstanding.compactMap { store.snapshot(of: $0) }) }
         if let server { metrics.observeUnreadBytes { [weak server] in server?.unreadResponseBytes ?? 0 } }
         // Restored alerts whose timeout passed meanwhile expire now, and deliveries not yet done start again.
         if store.now({ $0.resume() }) == nil { Task { await store.resume() } }

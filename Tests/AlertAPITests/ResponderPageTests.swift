@@ -360,3 +360,43 @@ struct ResponderPageOpenTests {
         }
     }
 }
+
+@Suite("--notify across a restart")
+struct NotifyRestartTests {
+    @Test("with a data dir, a notification still being retried at shutdown is sent after the restart")
+    func atLeastOnce() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("alertd-notify-\(UUID())")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let down = try WebhookReceiver(statuses: [503])
+        defer { down.stop() }
+        var id = ""
+        try await LiveServer.with(transport: .inProcess, {
+            $0.dataDirectory = directory.path
+            $0.notifyTargets = [NotifyTarget.webhook(down.url())!]
+        }) { server in
+            id = try await server.create(#"{"title":"Across","buttons":["No","Yes"]}"#)
+            #expect(await TestTime.until(every: .milliseconds(20)) { !down.requests.isEmpty }, "the first attempt")
+        }
+        let up = try WebhookReceiver()
+        defer { up.stop() }
+        try await LiveServer.with(transport: .inProcess, {
+            $0.dataDirectory = directory.path
+            $0.notifyTargets = [NotifyTarget.webhook(up.url())!]
+        }) { _ in
+            #expect(await TestTime.until(every: .milliseconds(20)) { !up.requests.isEmpty }, "sent again")
+            #expect(up.requests.first?.json["alert"]?["id"]?.stringValue == id)
+        }
+        // Delivered now: a third start sends nothing.
+        let quiet = try WebhookReceiver()
+        defer { quiet.stop() }
+        try await LiveServer.with(transport: .inProcess, {
+            $0.dataDirectory = directory.path
+            $0.notifyTargets = [NotifyTarget.webhook(quiet.url())!]
+        }) { server in
+            _ = try await server.create(#"{"title":"Marker","buttons":["OK"]}"#)
+            #expect(await TestTime.until(every: .milliseconds(20)) { !quiet.requests.isEmpty })
+            #expect(quiet.requests.allSatisfy { $0.json["alert"]?["title"]?.stringValue == "Marker" },
+                    "\(quiet.requests.map(\.text))")
+        }
+    }
+}
