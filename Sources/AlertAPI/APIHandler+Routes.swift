@@ -39,7 +39,10 @@ extension APIHandler {
         Route("/app/app.css", [.get(.readPublic) { handler, route in handler.appStyles(route) }]),
         Route("/app/sign-in", [.post(.readPublic) { handler, route in handler.appSignIn(route) }]),
         Route("/app/sign-out", [.post(.readPublic) { handler, route in handler.appSignOut(route) }]),
-        Route("/app/link", [.get(.readPublic) { handler, route in handler.appLink(route) }]),
+        Route("/app/link", [
+            .get(.readPublic) { handler, route in handler.appLink(route) },
+            .post(.readPublic) { handler, route in handler.appUseLink(route) },
+        ]),
         Route("/app/answer", [.post(.readPublic) { handler, route throws(Problem) in try handler.appLinkAnswer(route) }]),
         Route("/app/alerts/{id}", [.get(.readPublic) { handler, route in handler.appAlert(route) }]),
         Route("/app/alerts/{id}/response", [.post(.readPublic) { handler, route in handler.appAnswer(route) }]),

@@ -226,15 +226,23 @@ struct ResponderPageTests {
             })
             let link = try #require(byAlert[first]?.split(separator: "/app/").last.map { "/app/" + $0 })
             var phone = Browser(server: server)
-            let opened = try await phone.send("GET", link, headers: [])
-            #expect(opened.status == 200 && opened.text.contains("url=/app/alerts/\(first)"), "\(opened.text)")
+            let linkPage = try await phone.send("GET", link, headers: [])
+            #expect(linkPage.status == 200 && linkPage.text.contains("Open the alert"), "\(linkPage.text)")
+            var unfurler = Browser(server: server)
+            let preview = try await unfurler.send("GET", link, headers: [])
+            #expect(preview.status == 200, "reading the link's page (a chat preview) does not use the link up")
+            let opened = try await phone.send("POST", "/app/link", form: [
+                ("csrf", Browser.csrf(in: linkPage)), ("l", String(link.split(separator: "l=").last ?? ""))])
+            #expect(opened.status == 303 && opened.headers["location"] == "/app/alerts/\(first)", "\(opened.text)")
             let page = try await phone.send("GET", "/app/alerts/\(first)", headers: [])
             #expect(page.status == 200 && page.text.contains("One"), "\(page.text)")
             let elsewhere = try await phone.send("GET", "/app/alerts/\(second)", headers: [])
             #expect(elsewhere.status == 404, "a link's session sees its one alert")
             var again = Browser(server: server)
-            let reused = try await again.send("GET", link, headers: [])
-            #expect(reused.status == 403 && reused.text.contains("used already"))
+            let secondVisit = try await again.send("GET", link, headers: [])
+            let reused = try await again.send("POST", "/app/link", form: [
+                ("csrf", Browser.csrf(in: secondVisit)), ("l", String(link.split(separator: "l=").last ?? ""))])
+            #expect(reused.status == 403 && reused.text.contains("used already"), "\(reused.text)")
 
             // bob's token goes: his link's session ends, and so does an unused link for him.
             let secondLink = try #require(byAlert[second]?.split(separator: "/app/").last.map { "/app/" + $0 })

@@ -34,7 +34,7 @@ struct RouteTableTests {
             "/healthz": "GET, HEAD", "/openapi.yaml": "GET, HEAD", "/metrics": "GET, HEAD", "/v1/events": "GET, HEAD",
             "/v1/alerts": "GET, HEAD, POST", "/v1/alerts/{id}": "GET, HEAD, DELETE",
             "/v1/alerts/{id}/response": "GET, HEAD, POST",
-            "/app": "GET, HEAD", "/app/app.css": "GET, HEAD", "/app/link": "GET, HEAD", "/app/alerts/{id}": "GET, HEAD",
+            "/app": "GET, HEAD", "/app/app.css": "GET, HEAD", "/app/link": "GET, HEAD, POST", "/app/alerts/{id}": "GET, HEAD",
             "/app/sign-in": "POST", "/app/sign-out": "POST", "/app/answer": "POST", "/app/alerts/{id}/response": "POST",
         ])
         for route in APIHandler.routes {

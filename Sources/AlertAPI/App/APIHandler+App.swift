@@ -75,31 +75,59 @@ extension APIHandler {
         return .response(response)
     }
 
-    // MARK: GET /app/link
+    // MARK: GET and POST /app/link
 
-    /// A single-alert link: checked, used up, and turned into a session held to its alert.
+    /// A single-alert link, checked but not used up: a page with one button that uses it. A chat tool that
+    /// unfurls the link, or a browser that prefetches it, only reads this page.
     func appLink(_ route: RouteRequest) -> HTTPReply {
         let request = route.request
+        let token = request.queryValue("l") ?? ""
         let link: PageAccess.Link
         do throws(PageAccess.LinkRefusal) {
-            link = try pages.useLink(request.queryValue("l") ?? "")
+            link = try pages.read(token)
         } catch {
             return .response(page(403, PageHTML.refusal("Link refused", error.reason + ".", signIn: true), request))
         }
-        guard link.button == nil else {
-            return .response(page(403, PageHTML.refusal("Link refused", "This link answers an alert: it is sent, "
-                                                        + "not opened.", signIn: true), request))
+        if let refusal = linkRefusal(link, request) { return .response(refusal) }
+        let existing = cookie("alertd_form", in: request)
+        let form = existing ?? Base64URL.random(24)
+        return .response(page(200, PageHTML.openLink(token, csrf: pages.csrf(for: form)), request,
+                              formCookie: existing == nil ? form : nil))
+    }
+
+    /// The link's page posted its button: the link is used up and turned into a session held to its alert.
+    func appUseLink(_ route: RouteRequest) -> HTTPReply {
+        let request = route.request
+        let form: PageForm
+        do throws(Problem) { form = try pageForm(request, csrfCookie: cookie("alertd_form", in: request)) } catch {
+            return .response(refused(error, request))
         }
-        guard let caller = tokens.caller(named: link.responder), caller.role.may(.answer) else {
-            return .response(page(403, PageHTML.refusal("Link refused", "The responder this link names may no "
-                                                        + "longer answer alerts.", signIn: true), request))
+        let link: PageAccess.Link
+        do throws(PageAccess.LinkRefusal) {
+            link = try pages.useLink(form["l"] ?? "")
+        } catch {
+            return .response(page(403, PageHTML.refusal("Link refused", error.reason + ".", signIn: true), request))
         }
+        if let refusal = linkRefusal(link, request) { return .response(refusal) }
         let expires = min(link.expires, Date().addingTimeInterval(PageAccess.linkSessionLifetime))
-        let id = pages.open(.init(token: nil, linkResponder: caller.name, alert: link.alert, expires: expires))
-        var response = page(200, PageHTML.moveOn(to: "/app/alerts/\(link.alert.rawValue)", "Open the alert"), request)
+        let id = pages.open(.init(token: nil, linkResponder: link.responder, alert: link.alert, expires: expires))
+        var response = redirect("/app/alerts/\(link.alert.rawValue)", request)
         response.headers.add("Set-Cookie", sessionCookie("alertd_session", id, request,
                                                          maxAge: expires.timeIntervalSinceNow))
         return .response(response)
+    }
+
+    /// The page that refuses a valid link: one that answers (not opened), or whose responder may no longer answer.
+    private func linkRefusal(_ link: PageAccess.Link, _ request: HTTPRequest) -> HTTPResponse? {
+        if link.button != nil {
+            return page(403, PageHTML.refusal("Link refused", "This link answers an alert: it is sent, not opened.",
+                                              signIn: true), request)
+        }
+        guard let caller = tokens.caller(named: link.responder), caller.role.may(.answer) else {
+            return page(403, PageHTML.refusal("Link refused", "The responder this link names may no longer answer "
+                                              + "alerts.", signIn: true), request)
+        }
+        return nil
     }
 
     // MARK: POST /app/answer

@@ -212,6 +212,19 @@ enum PageHTML {
             + (signIn ? "<p><a href=\"/app\">Sign in</a></p>" : "<p><a href=\"/app\">Pending alerts</a></p>"))
     }
 
+    /// A single-alert link's page: one button that uses the link (once) and opens the alert.
+    static func openLink(_ token: String, csrf: String) -> String {
+        document(title: "Open the alert", main: """
+            <h1>An alert is waiting for you</h1>
+            <form method="post" action="/app/link" class="stack">
+            <input type="hidden" name="csrf" value="\(escape(csrf))">
+            <input type="hidden" name="l" value="\(escape(token))">
+            <button type="submit" class="primary" autofocus>Open the alert</button>
+            </form>
+            <p class="hint">The link works once: it signs this browser in for this one alert, for 15 minutes.</p>
+            """)
+    }
+
     /// A page that moves on to `target` (a same-site navigation, so the `SameSite=Strict` cookie just set goes with
     /// it), with a link for a browser that does not follow the refresh.
     static func moveOn(to target: String, _ label: String) -> String {
