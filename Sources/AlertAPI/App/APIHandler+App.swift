@@ -15,6 +15,8 @@ extension APIHandler {
         let sessionID: String?
         let alert: AlertID?
         var csrf: String = ""
+        /// The CSRF token of the sign-out form; nil without a session to end (open mode).
+        var signOutCSRF: String? { sessionID == nil ? nil : csrf }
         /// Whether the page must set the form cookie `cookie` (open mode, a first visit).
         var setsFormCookie = false
     }
@@ -174,10 +176,11 @@ extension APIHandler {
         }
         guard alert.result == nil else {
             let mine = viewer.caller.name != nil && alert.result?.responder == viewer.caller.name
-            return durable(page(200, PageHTML.resolved(alert, byMe: mine, csrf: viewer.csrf), request, viewer: viewer),
+            return durable(page(200, PageHTML.resolved(alert, byMe: mine, csrf: viewer.signOutCSRF), request, viewer: viewer),
                            showing: alert)
         }
-        return durable(page(200, PageHTML.alert(alert, csrf: viewer.csrf), request, viewer: viewer), showing: alert)
+        return durable(page(200, PageHTML.alert(alert, csrf: viewer.csrf, signOut: viewer.sessionID != nil), request,
+                                    viewer: viewer), showing: alert)
     }
 
     /// Answers through the store as `POST /v1/alerts/{id}/response` does: the same rules, the responder named by the
@@ -212,14 +215,14 @@ extension APIHandler {
             case .success(let alert):
                 let result = alert.result!
                 metrics.answered(by: responder, after: result.resolvedAt.timeIntervalSince(alert.createdAt))
-                pending.deliver(page(200, PageHTML.resolved(alert, byMe: true, csrf: viewer.csrf), request,
+                pending.deliver(page(200, PageHTML.resolved(alert, byMe: true, csrf: viewer.signOutCSRF), request,
                                      viewer: viewer))
             case .failure(let error):
                 let current = store.snapshot(of: id) ?? alert
                 let problem = Problem(error)
                 let html: String = switch error.kind {
                 case .alreadyResolved:
-                    PageHTML.resolved(current, byMe: false, csrf: viewer.csrf)
+                    PageHTML.resolved(current, byMe: false, csrf: viewer.signOutCSRF)
                 case .invalid:
                     PageHTML.alert(current, csrf: viewer.csrf, values: values.map {
                         zip(alert.fields, $0).map { $0.secure ? "" : $1 }

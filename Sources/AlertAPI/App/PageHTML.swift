@@ -90,7 +90,7 @@ enum PageHTML {
         }
         if more { main += "<p class=\"hint\">More alerts are pending: answer these first.</p>\n" }
         main += "<p><a href=\"/app\">Refresh</a></p>"
-        return document(title: "Pending alerts", main: main, signOut: csrf)
+        return document(title: "Pending alerts", main: main, signOut: name == nil ? nil : csrf)
     }
 
     private static func age(of alert: Alert, now: Date) -> String {
