@@ -96,7 +96,6 @@ public final class Notifier: Sendable {
             remaining.withLock { $0[alert.id] = targets.count }
         }
         for target in targets {
-            let body = payload(alert, for: target)
             let admitted = running.withLock { running -> Bool in
                 guard !running.stopped, running.count < Self.limit else { return false }
                 running.count += 1
@@ -107,7 +106,10 @@ public final class Notifier: Sendable {
                 targetDone(alert.id)
                 continue
             }
-            Task {
+            // At low priority and off the create's path: signing the links and writing the JSON cost more than
+            // the create itself, and a target that is slow or down must not take the cores creates need.
+            Task(priority: .background) {
+                let body = self.payload(alert, for: target)
                 if await self.deliver(body, to: target, alert: alert.id) { self.targetDone(alert.id) }
                 self.running.withLock { $0.count -= 1 }
             }
