@@ -117,6 +117,11 @@ public struct AccessTokens: Sendable {
         return found
     }
 
+    /// Whether `name` has a token whose role may answer alerts.
+    public func hasResponder(named name: String) -> Bool {
+        caller(named: name)?.role.may(.answer) == true
+    }
+
     /// The caller of the name's tokens; nil when no token has that name.
     func caller(named name: String) -> Caller? {
         entries.first { $0.caller.name == name }?.caller

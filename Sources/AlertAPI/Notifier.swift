@@ -175,7 +175,9 @@ public final class Notifier: Sendable {
         let publicURL = base.withLock { $0 }
         let name = responder ?? ""
         let signs = responder != nil || tokensOpen
-        let view = signs ? pages.signLink(alert: alert.id, responder: name).map { "\(publicURL)/app/link?l=\($0)" } : nil
+        // Without tokens the page needs no sign-in (and serves loopback only): the alert's own address will do.
+        let view = responder != nil
+            ? pages.signLink(alert: alert.id, responder: name).map { "\(publicURL)/app/link?l=\($0)" } : nil
         var answers: [(AlertButton, String)] = []
         if signs, alert.fields.isEmpty, alert.buttons.count <= 3 {
             for button in alert.buttons {

@@ -124,6 +124,11 @@ public final class AlertdApp: Sendable {
             publicURL: configuration.publicURL, responder: configuration.notifyResponder,
             tokensOpen: configuration.tokens.isEmpty, metrics: metrics, log: log, outbox: outbox)
         self.notifier = notifier
+        if let name = configuration.notifyResponder, !configuration.tokens.isEmpty,
+           !configuration.tokens.hasResponder(named: name) {
+            log.event("warn", "--notify-responder names no token that may answer: notifications' links will be refused",
+                      ["responder": name])
+        }
         handler = APIHandler(store: store, metrics: metrics, log: log, webhooks: configuration.webhooks,
                              keepAlive: configuration.eventKeepAlive, tokens: tokens,
                              allowedOrigins: configuration.allowedOrigins, allowedHosts: configuration.allowedHosts,
