@@ -331,6 +331,25 @@ struct ResponderPageOpenTests {
         }
     }
 
+    @Test("without tokens a notification opens the alert's page itself, and its http actions still answer")
+    func openNotify() async throws {
+        let receiver = try WebhookReceiver()
+        defer { receiver.stop() }
+        try await LiveServer.with(transport: .inProcess, {
+            $0.notifyTargets = [NotifyTarget.ntfy(receiver.url("/local"))!]
+        }) { server in
+            let id = try await server.create(#"{"title":"Local","buttons":["No","Yes"]}"#)
+            #expect(await TestTime.until(every: .milliseconds(20)) { !receiver.requests.isEmpty })
+            let message = try #require(receiver.requests.first)
+            #expect(message.json["click"]?.stringValue?.hasSuffix("/app/alerts/\(id)") == true, "\(message.text)")
+            let yes = try #require(message.json["actions"]?[2]?["url"]?.stringValue)
+            let start = try #require(yes.range(of: "/app/answer")).lowerBound
+            let path = String(yes[start...])
+            let answered = try await server.send("POST", path, body: "{}")
+            #expect(answered.status == 200 && answered.json["buttonTitle"]?.stringValue == "Yes", "\(answered.text)")
+        }
+    }
+
     @Test("--notify posts ntfy's JSON publish message; its http actions answer the alert once, as ntfy sends them")
     func ntfy() async throws {
         let receiver = try WebhookReceiver()
