@@ -1,10 +1,13 @@
+import AlertMCP
 import Locking
 import MicroHTTP
 
 /// One JSON-RPC request POSTed to `/mcp`, from the POST to its response: decides how the response goes out and
 /// carries what the MCP server sends meanwhile.
 ///
-/// The connection stays suspended (no thread) while the call runs on its task. The first of these decides the answer:
+/// The connection stays suspended (no thread) while the call runs on its task, up to its response or to a tool's
+/// wait for a person; that wait is the store's, with a callback and no task (`StoreBackend.whenResolved`, as a
+/// long-poll waits), its progress from the endpoint's one timer. The first of these decides the answer:
 /// the response (one `application/json` body), or the call starting to wait on the store, or a progress notification
 /// (a `text/event-stream`: the notifications as they come, then the response, then the end of the stream). A client
 /// that accepts only `application/json` gets the response alone, after the wait; one that accepts only
@@ -29,8 +32,10 @@ final class MCPCall: Sendable {
 
     private let phase: Lock<Phase>
     private let media: Media
-    /// The task running the call, whether it was cancelled (perhaps before it started), and whether by a hang-up.
-    private let worker = Lock<(task: Task<Void, Never>?, cancelled: Bool, hungUp: Bool)>((nil, false, false))
+    /// The task running the call (until it waits), the store wait it is parked in, whether it was cancelled
+    /// (perhaps before it started), and whether by a hang-up.
+    private let worker = Lock<(task: Task<Void, Never>?, parked: StoreWait?, cancelled: Bool, hungUp: Bool)>(
+        (nil, nil, false, false))
 
     /// - Parameter hangUpCancels: a hang-up is the call's cancellation (the 2026-07-28 revision): the tool withdraws
     ///   its alert. Else (up to 2025-11-25) the alert stays for the client's retry.
@@ -43,10 +48,16 @@ final class MCPCall: Sendable {
 
     private let hangUpCancels: Bool
 
-    /// Runs `work` (the MCP server answering the request) on a task of its own, then sends its response; nil (the
-    /// call was cancelled) ends the exchange without one, as the spec has it: 202 with no body, or the stream's end.
-    func start(_ work: @escaping @Sendable (MCPCall) async -> [UInt8]?) {
-        let task = Task { finish(await work(self)) }
+    /// Runs `work` (the MCP server on the request) on a task of its own, up to the response or a tool's wait, which
+    /// waits on the store through `backend` with no task, progress from `progress`; then the response goes out. nil
+    /// (the call was cancelled) ends the exchange without one, as the spec has it: 202 with no body, or the
+    /// stream's end. `ended` runs once, as the call is over.
+    func start(
+        backend: StoreBackend, progress: ProgressTimer, ended: @escaping @Sendable () -> Void,
+        _ work: @escaping @Sendable (MCPCall) async -> ToolStep<[UInt8]?>
+    ) {
+        let carrier = Carrier(backend: backend, progress: progress, ended: ended)
+        let task = Task { go(await work(self), carrier) }
         let cancelled = worker.withLock { worker in
             worker.task = task
             return worker.cancelled
@@ -54,16 +65,63 @@ final class MCPCall: Sendable {
         if cancelled { task.cancel() }
     }
 
+    /// What carries a call's waits out, and what to do once it is over.
+    private struct Carrier: Sendable {
+        let backend: StoreBackend
+        let progress: ProgressTimer
+        let ended: @Sendable () -> Void
+    }
+
+    /// The response, or the wait to park in.
+    private func go(_ step: ToolStep<[UInt8]?>, _ carrier: Carrier) {
+        switch step {
+        case .done(let response):
+            let cancelled = worker.withLock { worker in
+                worker.task = nil
+                return worker.cancelled
+            }
+            finish(cancelled ? nil : response)
+            carrier.ended()
+        case .waiting(let wait):
+            park(wait, carrier)
+        }
+    }
+
+    /// Waits on the store, holding no task: the wake resumes the tool (with `.cancelled` after a cancellation)
+    /// on a short task of its own.
+    private func park(_ wait: ToolWait<[UInt8]?>, _ carrier: Carrier) {
+        willWait()
+        let ticks = wait.wantsProgress && media.eventStream
+            ? carrier.progress.add { now in wait.sendProgress(now: now) } : nil
+        let parked = StoreWait(store: carrier.backend.store)
+        let cancelled = worker.withLock { worker in
+            worker.task = nil
+            worker.parked = parked
+            return worker.cancelled
+        }
+        if cancelled { parked.cancel() }
+        carrier.backend.whenResolved(wait.alertID, until: wait.deadline, on: parked) { [self] result in
+            if let ticks { carrier.progress.remove(ticks) }
+            let cancelled = worker.withLock { worker in
+                if worker.parked === parked { worker.parked = nil }
+                return worker.cancelled
+            }
+            Task { go(await wait.resume(cancelled ? .failure(.cancelled) : result), carrier) }
+        }
+    }
+
     /// Ends the call's wait: the client sent `notifications/cancelled` (then the tool withdraws its alert), or hung up
     /// (`hangUp`: up to 2025-11-25 the alert stays, since MCP does not take a disconnection for a cancellation there,
     /// and a retry with the same idempotency key finds it). The call still answers (a client that is gone gets
     /// nothing).
     func cancel(hangUp: Bool = false) {
-        worker.withLock { worker in
+        let (task, parked) = worker.withLock { worker in
             worker.cancelled = true
             worker.hungUp = worker.hungUp || hangUp
-            return worker.task
-        }?.cancel()
+            return (worker.task, worker.parked)
+        }
+        task?.cancel()
+        parked?.cancel()
     }
 
     /// Whether the client hung up on the call, in a revision where that is no cancellation: its alert is kept.

@@ -27,6 +27,8 @@ final class MCPEndpoint: Sendable {
     /// checks every route.
     let origins: Set<String>
     private let calls = Lock([String: MCPCall]())
+    /// The progress notifications of every waiting call.
+    let progress: ProgressTimer
 
     init(store: AlertStore, options: MCPOptions, version: String, origins: [String]) {
         // Each message names its backend; this one, a monitor's, may do nothing.
@@ -35,6 +37,7 @@ final class MCPEndpoint: Sendable {
             version: version, revealSecure: options.revealSecure, progressInterval: options.progressInterval,
             approvalTimeout: options.approvalTimeout.map { Double($0.components.seconds) }))
         self.origins = BrowserGuard.origins(origins)
+        progress = ProgressTimer(interval: options.progressInterval)
     }
 
     /// Registers `call`; false when the client has a call with that id in progress already (then the newer one
@@ -67,5 +70,64 @@ final class MCPEndpoint: Sendable {
     /// A JSON-RPC id as text; `1` and `"1"` stay apart.
     private static func key(_ client: String, _ id: JSONRPC.ID) -> String {
         client + " " + id.description
+    }
+}
+
+/// The progress notifications of `/mcp`'s waiting calls: one timer task for them all while any waits, not a task
+/// per call. Each call gets one every `interval`, counted from when it started to wait, each up to the timer's period
+/// (half the interval, at most 1 s) late.
+final class ProgressTimer: Sendable {
+    let interval: Duration
+    private let period: Duration
+    private struct Entry {
+        var due: ContinuousClock.Instant
+        let send: @Sendable (ContinuousClock.Instant) -> Void
+    }
+
+    private let state = Lock<(entries: [UInt64: Entry], nextKey: UInt64, running: Bool)>(([:], 0, false))
+
+    init(interval: Duration) {
+        self.interval = max(interval, .milliseconds(10))
+        period = min(self.interval / 2, .seconds(1))
+    }
+
+    /// Calls `send` every `interval` from now until `remove` with the key returned.
+    func add(_ send: @escaping @Sendable (ContinuousClock.Instant) -> Void) -> UInt64 {
+        let due = ContinuousClock.now + interval
+        let (key, start) = state.withLock { state in
+            let key = state.nextKey
+            state.nextKey += 1
+            state.entries[key] = Entry(due: due, send: send)
+            defer { state.running = true }
+            return (key, !state.running)
+        }
+        if start { Task { await run() } }
+        return key
+    }
+
+    func remove(_ key: UInt64) {
+        _ = state.withLock { $0.entries.removeValue(forKey: key) }
+    }
+
+    /// Ticks every `period` while some call waits; the sends run outside the lock.
+    private func run() async {
+        while true {
+            try? await Task.sleep(for: period)
+            let now = ContinuousClock.now
+            let due = state.withLock { state -> [@Sendable (ContinuousClock.Instant) -> Void]? in
+                guard !state.entries.isEmpty else {
+                    state.running = false
+                    return nil
+                }
+                var due: [@Sendable (ContinuousClock.Instant) -> Void] = []
+                for (key, entry) in state.entries where entry.due <= now {
+                    due.append(entry.send)
+                    state.entries[key]?.due = max(entry.due + interval, now)
+                }
+                return due
+            }
+            guard let due else { return }
+            for send in due { send(now) }
+        }
     }
 }
