@@ -22,21 +22,23 @@ enum AlertTools {
         } catch {
             return .done(ToolResult.failure("alertd did not create the alert: \(error.reason)"))
         }
+        // What the wait keeps, for as long as the person takes: the id and the fields, not the whole alert.
+        let (id, fields) = (alert.id, alert.fields)
         return await context.waiting(for: alert, until: nil) { waited in
             switch waited {
             case .success(let outcome?):
-                return ToolResult.success(Shapes.answer(alert, outcome, reveal: context.options.revealSecure))
+                return ToolResult.success(Shapes.answer(id, fields, outcome, reveal: context.options.revealSecure))
             case .failure(let error) where error.kind == .cancelled:
-                await context.withdrawAfterCancel(alert.id)
-                return ToolResult.failure("cancelled; alert \(alert.id) was withdrawn")
+                await context.withdrawAfterCancel(id)
+                return ToolResult.failure("cancelled; alert \(id) was withdrawn")
             case .failure(let error):
                 return ToolResult.failure(
-                    "alert \(alert.id) was created, but waiting for its answer failed: \(error.reason). "
-                        + "Call wait with id \(alert.id) to go on waiting."
+                    "alert \(id) was created, but waiting for its answer failed: \(error.reason). "
+                        + "Call wait with id \(id) to go on waiting."
                 )
             case .success(nil):
                 // Not reached: a wait without a deadline ends resolved (`ToolContext.waiting`).
-                return ToolResult.failure("alert \(alert.id) is still pending. Call wait with id \(alert.id).")
+                return ToolResult.failure("alert \(id) is still pending. Call wait with id \(id).")
             }
         }
     }
@@ -71,14 +73,14 @@ enum AlertTools {
         } catch {
             return .done(ToolResult.failure(failure(error, id: id)))
         }
-        let reveal = context.options.revealSecure
+        let (reveal, fields) = (context.options.revealSecure, alert.fields)
         return await context.waiting(for: alert, until: .now + .milliseconds(Int64(seconds * 1000))) { waited in
             switch waited {
             case .success(let outcome):
                 return ToolResult.success([
                     "alertId": .string(id),
                     "state": .string(outcome == nil ? "pending" : "resolved"),
-                    "result": outcome.map { .object(Shapes.result($0, fields: alert.fields, reveal: reveal)) } ?? .null,
+                    "result": outcome.map { .object(Shapes.result($0, fields: fields, reveal: reveal)) } ?? .null,
                 ])
             case .failure(let error):
                 return ToolResult.failure(failure(error, id: id))

@@ -44,7 +44,15 @@ public struct ToolWait<Value: Sendable>: Sendable {
 
     /// Sends the next progress notification (from the transport's timer, every `interval` or so).
     public func sendProgress(now: ContinuousClock.Instant = .now) {
-        progress.send("Waiting for a person to answer alert \(alertID) (\((now - started).components.seconds) s)")
+        progressSender(now)
+    }
+
+    /// `sendProgress` holding only what it needs, for a timer that keeps it while the call waits.
+    public var progressSender: @Sendable (ContinuousClock.Instant) -> Void {
+        let (progress, id, started) = (self.progress, alertID, self.started)
+        return { now in
+            progress.send("Waiting for a person to answer alert \(id) (\((now - started).components.seconds) s)")
+        }
     }
 
     /// Goes on with what the wait came to: the tool's value, or another wait.

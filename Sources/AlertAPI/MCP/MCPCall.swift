@@ -34,8 +34,9 @@ final class MCPCall: Sendable {
     private let media: Media
     /// The task running the call (until it waits), the store wait it is parked in, whether it was cancelled
     /// (perhaps before it started), and whether by a hang-up.
-    private let worker = Lock<(task: Task<Void, Never>?, parked: StoreWait?, cancelled: Bool, hungUp: Bool)>(
-        (nil, nil, false, false))
+    /// `leftTask`: the task has returned, or parked the call; it is not kept (a finished task holds its memory).
+    private let worker = Lock<(task: Task<Void, Never>?, leftTask: Bool, parked: StoreWait?, cancelled: Bool,
+                               hungUp: Bool)>((nil, false, nil, false, false))
 
     /// - Parameter hangUpCancels: a hang-up is the call's cancellation (the 2026-07-28 revision): the tool withdraws
     ///   its alert. Else (up to 2025-11-25) the alert stays for the client's retry.
@@ -59,7 +60,7 @@ final class MCPCall: Sendable {
         let carrier = Carrier(backend: backend, progress: progress, ended: ended)
         let task = Task { go(await work(self), carrier) }
         let cancelled = worker.withLock { worker in
-            worker.task = task
+            if !worker.leftTask { worker.task = task }
             return worker.cancelled
         }
         if cancelled { task.cancel() }
@@ -77,7 +78,7 @@ final class MCPCall: Sendable {
         switch step {
         case .done(let response):
             let cancelled = worker.withLock { worker in
-                worker.task = nil
+                (worker.task, worker.leftTask) = (nil, true)
                 return worker.cancelled
             }
             finish(cancelled ? nil : response)
@@ -92,10 +93,10 @@ final class MCPCall: Sendable {
     private func park(_ wait: ToolWait<[UInt8]?>, _ carrier: Carrier) {
         willWait()
         let ticks = wait.wantsProgress && media.eventStream
-            ? carrier.progress.add { now in wait.sendProgress(now: now) } : nil
+            ? carrier.progress.add(wait.progressSender) : nil
         let parked = StoreWait(store: carrier.backend.store)
         let cancelled = worker.withLock { worker in
-            worker.task = nil
+            (worker.task, worker.leftTask) = (nil, true)
             worker.parked = parked
             return worker.cancelled
         }
