@@ -23,13 +23,13 @@ enum AlertTools {
             return .done(ToolResult.failure("alertd did not create the alert: \(error.reason)"))
         }
         // What the wait keeps, for as long as the person takes: the id and the fields, not the whole alert.
-        let (id, fields) = (alert.id, alert.fields)
+        let (id, fields, reveal, withdraw) = (alert.id, alert.fields, context.options.revealSecure, context.withdrawal)
         return await context.waiting(for: alert, until: nil) { waited in
             switch waited {
             case .success(let outcome?):
-                return ToolResult.success(Shapes.answer(id, fields, outcome, reveal: context.options.revealSecure))
+                return ToolResult.success(Shapes.answer(id, fields, outcome, reveal: reveal))
             case .failure(let error) where error.kind == .cancelled:
-                await context.withdrawAfterCancel(id)
+                await withdraw(id)
                 return ToolResult.failure("cancelled; alert \(id) was withdrawn")
             case .failure(let error):
                 return ToolResult.failure(

@@ -85,7 +85,7 @@ public struct ApprovalRequest: Sendable {
         } catch {
             return .done(Self.failure(error, doing: "asking"))
         }
-        let id = alert.id
+        let (id, withdraw) = (alert.id, context.withdrawal)
         return await context.waiting(for: alert, until: deadline) { waited in
             switch waited {
             case .success(let outcome?):
@@ -93,7 +93,7 @@ public struct ApprovalRequest: Sendable {
             case .success(nil):
                 return .undecided(message: "Denied: no answer came in time", resolution: "pending")
             case .failure(let error) where error.kind == .cancelled:
-                await context.withdrawAfterCancel(id)
+                await withdraw(id)
                 return nil
             case .failure(let error):
                 return Self.failure(error, doing: "waiting for the answer to alert \(id)")

@@ -125,9 +125,8 @@ public final class MCPServer: Sendable {
             return .done(nil)
         case .request(let id, let method, let params):
             do {
-                let step = try await request(
+                return try await request(
                     id: id, method: method, params: params, backend: backend ?? self.backend, emit: emit)
-                return await step.map { result in result.map { JSONRPC.result(id: id, $0) } }
             } catch {
                 return .done(JSONRPC.error(error))
             }
@@ -149,7 +148,7 @@ public final class MCPServer: Sendable {
     private func request(
         id: JSONRPC.ID, method: String, params: JSONObject, backend: any AlertBackend,
         emit: @escaping @Sendable ([UInt8]) -> Void
-    ) async throws(JSONRPC.Failure) -> ToolStep<JSONValue?> {
+    ) async throws(JSONRPC.Failure) -> ToolStep<[UInt8]?> {
         var stateless = method == "server/discover"
         if let requested = params["_meta"]?.objectValue?[Self.versionMetaKey] {
             let supported = Self.statelessVersions + Self.protocolVersions
@@ -162,12 +161,13 @@ public final class MCPServer: Sendable {
             stateless = Self.statelessVersions.contains(version)
         }
         if method == "tools/call" {
-            let step = try await call(id: id, params: params, backend: backend, emit: emit)
-            guard stateless else { return await step.map { $0 } }
-            return await step.map { [self] result in stamped(result, method: method) }
+            // One map from the tool's value to the reply: it is kept for as long as the tool waits.
+            return await try call(id: id, params: params, backend: backend, emit: emit).map { [self, stateless] result in
+                JSONRPC.result(id: id, stateless ? stamped(result, method: method) ?? result : result)
+            }
         }
         let result = try handshakeRequest(id: id, method: method, params: params)
-        return .done(stateless ? stamped(result, method: method) : result)
+        return .done((stateless ? stamped(result, method: method) : result).map { JSONRPC.result(id: id, $0) })
     }
 
     private func stamped(_ result: JSONValue?, method: String) -> JSONValue? {
@@ -238,7 +238,7 @@ public final class MCPServer: Sendable {
 
     private func call(
         id: JSONRPC.ID, params: JSONObject, backend: any AlertBackend, emit: @escaping @Sendable ([UInt8]) -> Void
-    ) async throws(JSONRPC.Failure) -> ToolStep<JSONValue?> {
+    ) async throws(JSONRPC.Failure) -> ToolStep<JSONValue> {
         guard let nameValue = params["name"] else {
             throw .invalidParams(id: id, argument: "name", reason: "is required (the tool to call)")
         }
@@ -260,7 +260,7 @@ public final class MCPServer: Sendable {
         }
         let progress = Progress(token: params["_meta"]?.objectValue?["progressToken"], emit: emit)
         let context = ToolContext(backend: backend, options: options, progress: progress)
-        return await tool.run(arguments, context).map { $0 }
+        return await tool.run(arguments, context)
     }
 }
 

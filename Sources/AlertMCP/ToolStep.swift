@@ -33,26 +33,16 @@ public enum ToolStep<Value: Sendable>: Sendable {
 public struct ToolWait<Value: Sendable>: Sendable {
     public let alertID: String
     public let deadline: ContinuousClock.Instant?
-    let backend: any AlertBackend
-    let progress: Progress
-    let interval: Duration
-    let started: ContinuousClock.Instant
+    let site: WaitSite
     let next: @Sendable (Result<AlertOutcome?, AlertBackendError>) async -> ToolStep<Value>
 
     /// Whether the request asked for progress notifications while it waits.
-    public var wantsProgress: Bool { progress.isRequested }
+    public var wantsProgress: Bool { site.progress.isRequested }
 
     /// Sends the next progress notification (from the transport's timer, every `interval` or so).
     public func sendProgress(now: ContinuousClock.Instant = .now) {
-        progressSender(now)
-    }
-
-    /// `sendProgress` holding only what it needs, for a timer that keeps it while the call waits.
-    public var progressSender: @Sendable (ContinuousClock.Instant) -> Void {
-        let (progress, id, started) = (self.progress, alertID, self.started)
-        return { now in
-            progress.send("Waiting for a person to answer alert \(id) (\((now - started).components.seconds) s)")
-        }
+        site.progress.send(
+            "Waiting for a person to answer alert \(alertID) (\((now - site.started).components.seconds) s)")
     }
 
     /// Goes on with what the wait came to: the tool's value, or another wait.
@@ -62,14 +52,14 @@ public struct ToolWait<Value: Sendable>: Sendable {
 
     func map<T: Sendable>(_ transform: @escaping @Sendable (Value) async -> T) -> ToolWait<T> {
         let next = self.next
-        return ToolWait<T>(
-            alertID: alertID, deadline: deadline, backend: backend, progress: progress, interval: interval,
-            started: started, next: { result in await next(result).map(transform) })
+        return ToolWait<T>(alertID: alertID, deadline: deadline, site: site) { result in
+            await next(result).map(transform)
+        }
     }
 
     /// The wait on this task: the backend's `result`, and progress every `interval` when requested.
     func waitHere() async -> Result<AlertOutcome?, AlertBackendError> {
-        let (backend, id, deadline, interval) = (self.backend, alertID, self.deadline, self.interval)
+        let (backend, id, deadline, interval) = (site.backend, alertID, self.deadline, site.interval)
         let outcome = await withTaskGroup(of: Result<AlertOutcome?, AlertBackendError>?.self) { group in
             group.addTask {
                 do throws(AlertBackendError) {
@@ -119,35 +109,49 @@ extension ToolContext {
                 return .done(await then(.failure(error)))
             }
         }
-        return .waiting(Self.wait(
-            alert.id, until: deadline, backend: backend, progress: progress, interval: options.progressInterval,
-            started: .now, then: then))
+        let site = WaitSite(backend: backend, progress: progress, interval: options.progressInterval)
+        return .waiting(Self.wait(alert.id, until: deadline, at: site, then: then))
     }
 
     /// Without a deadline, a wait that ends pending (the backend's own bound) is waited again.
     private static func wait<Value: Sendable>(
-        _ id: String, until deadline: ContinuousClock.Instant?, backend: any AlertBackend, progress: Progress,
-        interval: Duration, started: ContinuousClock.Instant,
+        _ id: String, until deadline: ContinuousClock.Instant?, at site: WaitSite,
         then: @escaping @Sendable (Result<AlertOutcome?, AlertBackendError>) async -> Value
     ) -> ToolWait<Value> {
-        ToolWait(
-            alertID: id, deadline: deadline, backend: backend, progress: progress, interval: interval,
-            started: started
-        ) { result in
+        ToolWait(alertID: id, deadline: deadline, site: site) { result in
             if deadline == nil, case .success(nil) = result {
-                return .waiting(wait(
-                    id, until: nil, backend: backend, progress: progress, interval: interval, started: started,
-                    then: then))
+                return .waiting(wait(id, until: nil, at: site, then: then))
             }
             return .done(await then(result))
         }
     }
 
-    /// Withdraws the alert of a cancelled call (when the options say so), from a task of its own: the call's task is
-    /// cancelled, and a request made in it would fail at once.
-    func withdrawAfterCancel(_ id: String) async {
-        guard options.dismissOnCancel else { return }
-        let backend = backend
+    /// What withdraws the alert of a cancelled call (when the options say so), holding only that.
+    var withdrawal: Withdrawal { Withdrawal(backend: options.dismissOnCancel ? backend : nil) }
+}
+
+/// Withdraws the alert of a cancelled call, from a task of its own: the call's task is cancelled, and a request made
+/// in it would fail at once. Without a backend (the options say not to), does nothing.
+struct Withdrawal: Sendable {
+    let backend: (any AlertBackend)?
+
+    func callAsFunction(_ id: String) async {
+        guard let backend else { return }
         await Task { _ = try? await backend.dismiss(id) }.value
+    }
+}
+
+/// What a tool's waits share for as long as they last (one object, not a copy in each closure): the backend, the
+/// progress channel and its interval, and when the first wait began.
+final class WaitSite: Sendable {
+    let backend: any AlertBackend
+    let progress: Progress
+    let interval: Duration
+    let started = ContinuousClock.now
+
+    init(backend: any AlertBackend, progress: Progress, interval: Duration) {
+        self.backend = backend
+        self.progress = progress
+        self.interval = interval
     }
 }

@@ -60,9 +60,8 @@ extension APIHandler {
                 let registered = endpoint.add(call, client, id: id)
                 let backend = StoreBackend(store: store, caller: caller, webhooks: webhooks,
                                            keepsAlert: { call.keepsAlert })
-                call.start(backend: backend, progress: endpoint.progress, ended: {
-                    if registered { endpoint.remove(client, id: id) }
-                }) { call in
+                call.start(MCPCall.Carrier(backend: backend, endpoint: endpoint, client: client, id: id,
+                                           registered: registered)) { call in
                     await endpoint.server.start(message, backend: backend, emit: call.notify)
                 }
             }

@@ -1,4 +1,5 @@
 import AlertMCP
+import JSON
 import Locking
 import MicroHTTP
 
@@ -32,11 +33,21 @@ final class MCPCall: Sendable {
 
     private let phase: Lock<Phase>
     private let media: Media
-    /// The task running the call (until it waits), the store wait it is parked in, whether it was cancelled
-    /// (perhaps before it started), and whether by a hang-up.
-    /// `leftTask`: the task has returned, or parked the call; it is not kept (a finished task holds its memory).
-    private let worker = Lock<(task: Task<Void, Never>?, leftTask: Bool, parked: StoreWait?, cancelled: Bool,
-                               hungUp: Bool)>((nil, false, nil, false, false))
+    /// The call's work: its task (until it waits), what carries its waits out, the store wait it is parked in.
+    private struct Worker {
+        var task: Task<Void, Never>?
+        /// The task has returned, or parked the call: it is not kept (a finished task holds its memory).
+        var leftTask = false
+        /// Whether it was cancelled (perhaps before it started), and whether by a hang-up.
+        var cancelled = false
+        var hungUp = false
+        var carrier: Carrier?
+        /// The store wait, the tool's wait, and when its next progress notification is due (nil: the client gets
+        /// none). Kept here, not in the wake's closure, so that a waiting call holds each once.
+        var parked: (store: StoreWait, tool: ToolWait<[UInt8]?>, due: ContinuousClock.Instant?)?
+    }
+
+    private let worker = Lock(Worker())
 
     /// - Parameter hangUpCancels: a hang-up is the call's cancellation (the 2026-07-28 revision): the tool withdraws
     ///   its alert. Else (up to 2025-11-25) the alert stays for the client's retry.
@@ -49,16 +60,23 @@ final class MCPCall: Sendable {
 
     private let hangUpCancels: Bool
 
+    /// What carries a call's waits out, and where it is registered (for `notifications/cancelled`) until it is over.
+    struct Carrier: Sendable {
+        let backend: StoreBackend
+        let endpoint: MCPEndpoint
+        let client: String
+        let id: JSONRPC.ID
+        /// Whether `endpoint` took the call (it has one with this id already otherwise).
+        let registered: Bool
+    }
+
     /// Runs `work` (the MCP server on the request) on a task of its own, up to the response or a tool's wait, which
-    /// waits on the store through `backend` with no task, progress from `progress`; then the response goes out. nil
-    /// (the call was cancelled) ends the exchange without one, as the spec has it: 202 with no body, or the
-    /// stream's end. `ended` runs once, as the call is over.
-    func start(
-        backend: StoreBackend, progress: ProgressTimer, ended: @escaping @Sendable () -> Void,
-        _ work: @escaping @Sendable (MCPCall) async -> ToolStep<[UInt8]?>
-    ) {
-        let carrier = Carrier(backend: backend, progress: progress, ended: ended)
-        let task = Task { go(await work(self), carrier) }
+    /// waits on the store through the carrier's backend with no task, progress from the endpoint's timer; then the
+    /// response goes out. nil (the call was cancelled) ends the exchange without one, as the spec has it: 202 with
+    /// no body, or the stream's end. Once over, the call leaves the endpoint.
+    func start(_ carrier: Carrier, _ work: @escaping @Sendable (MCPCall) async -> ToolStep<[UInt8]?>) {
+        worker.withLock { $0.carrier = carrier }
+        let task = Task { go(await work(self)) }
         let cancelled = worker.withLock { worker in
             if !worker.leftTask { worker.task = task }
             return worker.cancelled
@@ -66,49 +84,53 @@ final class MCPCall: Sendable {
         if cancelled { task.cancel() }
     }
 
-    /// What carries a call's waits out, and what to do once it is over.
-    private struct Carrier: Sendable {
-        let backend: StoreBackend
-        let progress: ProgressTimer
-        let ended: @Sendable () -> Void
-    }
-
     /// The response, or the wait to park in.
-    private func go(_ step: ToolStep<[UInt8]?>, _ carrier: Carrier) {
+    private func go(_ step: ToolStep<[UInt8]?>) {
         switch step {
         case .done(let response):
-            let cancelled = worker.withLock { worker in
+            let (cancelled, carrier) = worker.withLock { worker in
                 (worker.task, worker.leftTask) = (nil, true)
-                return worker.cancelled
+                return (worker.cancelled, worker.carrier)
             }
             finish(cancelled ? nil : response)
-            carrier.ended()
+            if let carrier, carrier.registered { carrier.endpoint.remove(carrier.client, id: carrier.id) }
         case .waiting(let wait):
-            park(wait, carrier)
+            park(wait)
         }
     }
 
     /// Waits on the store, holding no task: the wake resumes the tool (with `.cancelled` after a cancellation)
     /// on a short task of its own.
-    private func park(_ wait: ToolWait<[UInt8]?>, _ carrier: Carrier) {
+    private func park(_ wait: ToolWait<[UInt8]?>) {
         willWait()
-        let ticks = wait.wantsProgress && media.eventStream
-            ? carrier.progress.add(wait.progressSender) : nil
+        guard let carrier = worker.withLock({ $0.carrier }) else { return }
+        let due = wait.wantsProgress && media.eventStream ? ContinuousClock.now + carrier.endpoint.progressInterval : nil
         let parked = StoreWait(store: carrier.backend.store)
         let cancelled = worker.withLock { worker in
             (worker.task, worker.leftTask) = (nil, true)
-            worker.parked = parked
+            worker.parked = (parked, wait, due)
             return worker.cancelled
         }
         if cancelled { parked.cancel() }
         carrier.backend.whenResolved(wait.alertID, until: wait.deadline, on: parked) { [self] result in
-            if let ticks { carrier.progress.remove(ticks) }
-            let cancelled = worker.withLock { worker in
-                if worker.parked === parked { worker.parked = nil }
-                return worker.cancelled
+            let (wait, cancelled) = worker.withLock { worker -> (ToolWait<[UInt8]?>?, Bool) in
+                guard let (store, wait, _) = worker.parked, store === parked else { return (nil, worker.cancelled) }
+                worker.parked = nil
+                return (wait, worker.cancelled)
             }
-            Task { go(await wait.resume(cancelled ? .failure(.cancelled) : result), carrier) }
+            guard let wait else { return }
+            Task { go(await wait.resume(cancelled ? .failure(.cancelled) : result)) }
         }
+    }
+
+    /// The endpoint's progress timer: sends the parked call's progress notification when it is due.
+    func tick(_ now: ContinuousClock.Instant, every interval: Duration) {
+        let wait = worker.withLock { worker -> ToolWait<[UInt8]?>? in
+            guard let (store, wait, due) = worker.parked, let due, due <= now else { return nil }
+            worker.parked = (store, wait, max(due + interval, now))
+            return wait
+        }
+        wait?.sendProgress(now: now)
     }
 
     /// Ends the call's wait: the client sent `notifications/cancelled` (then the tool withdraws its alert), or hung up
@@ -119,7 +141,7 @@ final class MCPCall: Sendable {
         let (task, parked) = worker.withLock { worker in
             worker.cancelled = true
             worker.hungUp = worker.hungUp || hangUp
-            return (worker.task, worker.parked)
+            return (worker.task, worker.parked?.store)
         }
         task?.cancel()
         parked?.cancel()

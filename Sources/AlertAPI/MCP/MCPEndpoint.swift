@@ -26,9 +26,10 @@ final class MCPEndpoint: Sendable {
     /// With tokens, the `Origin`s served (`--allow-origin`, as `BrowserGuard` compares them); without, the guard
     /// checks every route.
     let origins: Set<String>
-    private let calls = Lock([String: MCPCall]())
-    /// The progress notifications of every waiting call.
-    let progress: ProgressTimer
+    /// The calls in progress, and whether the progress timer runs (it does while there are calls).
+    private let calls = Lock<(byKey: [String: MCPCall], ticking: Bool)>(([:], false))
+    /// How often a waiting call sends a progress notification (`--mcp-progress-interval`).
+    let progressInterval: Duration
 
     init(store: AlertStore, options: MCPOptions, version: String, origins: [String]) {
         // Each message names its backend; this one, a monitor's, may do nothing.
@@ -37,29 +38,52 @@ final class MCPEndpoint: Sendable {
             version: version, revealSecure: options.revealSecure, progressInterval: options.progressInterval,
             approvalTimeout: options.approvalTimeout.map { Double($0.components.seconds) }))
         self.origins = BrowserGuard.origins(origins)
-        progress = ProgressTimer(interval: options.progressInterval)
+        progressInterval = max(options.progressInterval, .milliseconds(10))
     }
 
     /// Registers `call`; false when the client has a call with that id in progress already (then the newer one
-    /// cannot be cancelled by id, only by hanging up).
+    /// cannot be cancelled by id, only by hanging up, and gets no progress notifications).
     func add(_ call: MCPCall, _ client: String, id: JSONRPC.ID) -> Bool {
         let key = Self.key(client, id)
-        return calls.withLock { calls in
-            guard calls[key] == nil else { return false }
-            calls[key] = call
-            return true
+        let (added, start) = calls.withLock { calls -> (Bool, Bool) in
+            guard calls.byKey[key] == nil else { return (false, false) }
+            calls.byKey[key] = call
+            defer { calls.ticking = true }
+            return (true, !calls.ticking)
         }
+        if start { Task { await tick() } }
+        return added
     }
 
     func remove(_ client: String, id: JSONRPC.ID) {
         let key = Self.key(client, id)
-        _ = calls.withLock { $0.removeValue(forKey: key) }
+        _ = calls.withLock { $0.byKey.removeValue(forKey: key) }
     }
 
     /// Ends the wait of the client's call `id`, if it is in progress.
     func cancel(_ client: String, id: JSONRPC.ID) {
         let key = Self.key(client, id)
-        calls.withLock { $0[key] }?.cancel()
+        calls.withLock { $0.byKey[key] }?.cancel()
+    }
+
+    /// The progress notifications of every waiting call: one timer task while there are calls, not a task (or a
+    /// timer) per call. It ticks every half interval (at most every second); each call sends when its time has come
+    /// (`MCPCall.tick`), so a notification is at most a tick late.
+    private func tick() async {
+        let period = min(progressInterval / 2, .seconds(1))
+        while true {
+            try? await Task.sleep(for: period)
+            let now = ContinuousClock.now
+            let waiting = calls.withLock { calls -> [MCPCall]? in
+                guard !calls.byKey.isEmpty else {
+                    calls.ticking = false
+                    return nil
+                }
+                return Array(calls.byKey.values)
+            }
+            guard let waiting else { return }
+            for call in waiting { call.tick(now, every: progressInterval) }
+        }
     }
 
     /// The key of a client's calls: as `ClientWaits.key`, or `-` when neither token nor address is known.
@@ -70,64 +94,5 @@ final class MCPEndpoint: Sendable {
     /// A JSON-RPC id as text; `1` and `"1"` stay apart.
     private static func key(_ client: String, _ id: JSONRPC.ID) -> String {
         client + " " + id.description
-    }
-}
-
-/// The progress notifications of `/mcp`'s waiting calls: one timer task for them all while any waits, not a task
-/// per call. Each call gets one every `interval`, counted from when it started to wait, each up to the timer's period
-/// (half the interval, at most 1 s) late.
-final class ProgressTimer: Sendable {
-    let interval: Duration
-    private let period: Duration
-    private struct Entry {
-        var due: ContinuousClock.Instant
-        let send: @Sendable (ContinuousClock.Instant) -> Void
-    }
-
-    private let state = Lock<(entries: [UInt64: Entry], nextKey: UInt64, running: Bool)>(([:], 0, false))
-
-    init(interval: Duration) {
-        self.interval = max(interval, .milliseconds(10))
-        period = min(self.interval / 2, .seconds(1))
-    }
-
-    /// Calls `send` every `interval` from now until `remove` with the key returned.
-    func add(_ send: @escaping @Sendable (ContinuousClock.Instant) -> Void) -> UInt64 {
-        let due = ContinuousClock.now + interval
-        let (key, start) = state.withLock { state in
-            let key = state.nextKey
-            state.nextKey += 1
-            state.entries[key] = Entry(due: due, send: send)
-            defer { state.running = true }
-            return (key, !state.running)
-        }
-        if start { Task { await run() } }
-        return key
-    }
-
-    func remove(_ key: UInt64) {
-        _ = state.withLock { $0.entries.removeValue(forKey: key) }
-    }
-
-    /// Ticks every `period` while some call waits; the sends run outside the lock.
-    private func run() async {
-        while true {
-            try? await Task.sleep(for: period)
-            let now = ContinuousClock.now
-            let due = state.withLock { state -> [@Sendable (ContinuousClock.Instant) -> Void]? in
-                guard !state.entries.isEmpty else {
-                    state.running = false
-                    return nil
-                }
-                var due: [@Sendable (ContinuousClock.Instant) -> Void] = []
-                for (key, entry) in state.entries where entry.due <= now {
-                    due.append(entry.send)
-                    state.entries[key]?.due = max(entry.due + interval, now)
-                }
-                return due
-            }
-            guard let due else { return }
-            for send in due { send(now) }
-        }
     }
 }

@@ -69,10 +69,10 @@ struct StoreBackend: AlertBackend {
             return wake(.failure(error))
         }
         let timeout = deadline.map { $0 - .now } ?? .seconds(86_400 * 365)
-        let backend = self
+        let (backend, caller) = (self, self.caller)
         let woken: @Sendable (WaitOutcome) -> Void = { outcome in
             switch outcome {
-            case .alert(let alert): wake(.success(backend.outcome(of: alert)))
+            case .alert(let alert): wake(.success(Self.outcome(of: alert, for: caller)))
             case .index, .notFound: wake(.failure(Self.backendError(.notFound(alertID))))
             case .shuttingDown: wake(.failure(Self.backendError(.shuttingDown)))
             case .unavailable(let failure): wake(.failure(Self.backendError(.unavailable(failure.reason))))
@@ -151,11 +151,21 @@ struct StoreBackend: AlertBackend {
     }
 
     private func outcome(of alert: Alert) -> AlertOutcome? {
-        guard let result = alert.result else { return nil }
-        return outcome(result, fields: alert.fields, owner: alert.owner)
+        Self.outcome(of: alert, for: caller)
     }
 
     private func outcome(_ result: AlertResult, fields: [AlertField], owner: String?) -> AlertOutcome {
+        Self.outcome(result, fields: fields, owner: owner, for: caller)
+    }
+
+    private static func outcome(of alert: Alert, for caller: Caller) -> AlertOutcome? {
+        guard let result = alert.result else { return nil }
+        return outcome(result, fields: alert.fields, owner: alert.owner, for: caller)
+    }
+
+    private static func outcome(_ result: AlertResult, fields: [AlertField], owner: String?, for caller: Caller)
+        -> AlertOutcome
+    {
         let reveal = caller.role == .admin || (caller.role == .producer && owner == caller.name)
         let values: [String?] = result.values.enumerated().map { index, value in
             index < fields.count && fields[index].secure && !reveal ? nil : value
