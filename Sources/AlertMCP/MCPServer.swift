@@ -162,7 +162,8 @@ public final class MCPServer: Sendable {
         }
         if method == "tools/call" {
             // One map from the tool's value to the reply: it is kept for as long as the tool waits.
-            return await try call(id: id, params: params, backend: backend, emit: emit).map { [self, stateless] result in
+            let step = try await call(id: id, params: params, backend: backend, emit: emit)
+            return await step.map { [self, stateless] result in
                 JSONRPC.result(id: id, stateless ? stamped(result, method: method) ?? result : result)
             }
         }

@@ -104,7 +104,8 @@ final class MCPCall: Sendable {
     private func park(_ wait: ToolWait<[UInt8]?>) {
         willWait()
         guard let carrier = worker.withLock({ $0.carrier }) else { return }
-        let due = wait.wantsProgress && media.eventStream ? ContinuousClock.now + carrier.endpoint.progressInterval : nil
+        let streamsProgress = wait.wantsProgress && media.eventStream
+        let due = streamsProgress ? ContinuousClock.now + carrier.endpoint.progressInterval : nil
         let parked = StoreWait(store: carrier.backend.store)
         let cancelled = worker.withLock { worker in
             (worker.task, worker.leftTask) = (nil, true)
