@@ -1,4 +1,5 @@
 import AlertCore
+import AlertModel
 import Foundation
 import JSON
 import MicroHTTP
@@ -58,10 +59,9 @@ extension APIHandler {
         } catch {
             throw Problem(error)
         }
-        let caller = route.caller
-        return onChange({ done in
-            store.submitCreate(prepared, owner: caller.name, idempotencyKey: idempotencyKey, done: done)
-        }) { created in
+        let (caller, notifier) = (route.caller, self.notifier)
+        return onChange(.create(prepared, owner: caller.name, idempotencyKey: idempotencyKey)) { created in
+            if !created.replayed { notifier?.created(created.alert) }
             var response = HTTPResponse.json(created.replayed ? 200 : 201, alert: created.alert, for: caller)
             response.headers.add("Location", "/v1/alerts/\(created.alert.id.rawValue)")
             if created.replayed { response.headers.add("Idempotent-Replayed", "true") }
@@ -100,9 +100,7 @@ extension APIHandler {
         let id = route.id
         _ = try readable(id, by: route.caller)
         let responder = route.caller.name
-        return onChange({ done in store.submitDismissal(id, by: responder, done: done) }) {
-            .json(200, result: $0.result!)
-        }
+        return onChange(.dismiss(id, by: responder)) { .json(200, result: $0.alert.result!) }
     }
 
     /// `POST /v1/alerts/{id}/response`: answers an alert in the caller's name; the answer comes back whole to whoever
@@ -111,8 +109,8 @@ extension APIHandler {
         let answer = try AnswerDraft(json: try Self.parse(route.request.body))
         let (id, caller) = (route.id, route.caller)
         let responder = caller.name
-        return onChange({ done in store.submitAnswer(id, with: answer, by: responder, done: done) }, then: { alert in
-            let result = alert.result!
+        return onChange(.answer(id, with: answer, by: responder), then: { written in
+            let (alert, result) = (written.alert, written.alert.result!)
             metrics.answered(by: responder, after: result.resolvedAt.timeIntervalSince(alert.createdAt))
             return .json(200, result: result)
         }, problem: { error in
@@ -129,7 +127,7 @@ extension APIHandler {
     /// Lists at once, once what the page shows is durable.
     func list(_ request: ListRequest) -> HTTPReply {
         let limit = request.limit
-        return onStore({ store in store.visibleList(request.query) }) { Self.listResponse($0, limit: limit) }
+        return onRead({ store in store.visibleList(request.query) }) { Self.listResponse($0, limit: limit) }
     }
 
     /// Most bytes of alerts one answer holds (a page of `GET /v1/alerts`, a long-poll of `/v1/events`): a page

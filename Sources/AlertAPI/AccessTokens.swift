@@ -1,4 +1,5 @@
 import AlertCore
+import AlertModel
 
 /// A bad flag, value, environment variable or tokens file, with a message for the user.
 public struct ConfigurationError: Error, Sendable, CustomStringConvertible {
@@ -115,6 +116,16 @@ public struct AccessTokens: Sendable {
             found = entry.caller
         }
         return found
+    }
+
+    /// Whether `name` has a token whose role may answer alerts.
+    public func hasResponder(named name: String) -> Bool {
+        caller(named: name)?.role.may(.answer) == true
+    }
+
+    /// The caller of the name's tokens; nil when no token has that name.
+    func caller(named name: String) -> Caller? {
+        entries.first { $0.caller.name == name }?.caller
     }
 
     /// Constant-time equality: always walks all of `secret`.

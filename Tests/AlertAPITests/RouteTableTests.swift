@@ -1,5 +1,6 @@
 @testable import AlertAPI
 import AlertCore
+import AlertModel
 import Testing
 
 /// `APIHandler.routes` and its byte-level matching, without a server: what each path names, and what a 405 allows.
@@ -34,6 +35,8 @@ struct RouteTableTests {
             "/healthz": "GET, HEAD", "/openapi.yaml": "GET, HEAD", "/metrics": "GET, HEAD", "/v1/events": "GET, HEAD",
             "/v1/alerts": "GET, HEAD, POST", "/v1/alerts/{id}": "GET, HEAD, DELETE",
             "/v1/alerts/{id}/response": "GET, HEAD, POST", "/mcp": "POST",
+            "/app": "GET, HEAD", "/app/app.css": "GET, HEAD", "/app/link": "GET, HEAD, POST", "/app/alerts/{id}": "GET, HEAD",
+            "/app/sign-in": "POST", "/app/sign-out": "POST", "/app/answer": "POST", "/app/alerts/{id}/response": "POST",
         ])
         for route in APIHandler.routes {
             #expect(route.endpoint(for: "HEAD")?.method == (route.endpoint(for: "GET") == nil ? nil : "GET"))
