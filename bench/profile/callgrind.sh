@@ -52,9 +52,12 @@ trap cleanup EXIT
 
 echo "== copying the sources to $SRC and building (scratch $SCRATCH)"
 mkdir -p "$SRC"
-# cp -u rewrites only what changed, in place, so that the build stays incremental (a file deleted from the work
-# tree stays in the copy: remove PROFILE_SRC then).
+# cp -u rewrites only what changed, in place, so that the build stays incremental; what the work tree no longer has
+# goes from the copy too (a moved type would be defined twice).
 for entry in "$ROOT"/*; do [[ "$(basename "$entry")" == bench ]] || cp -a -u "$entry" "$SRC/"; done
+while IFS= read -r -d '' file; do
+    [[ -e "$ROOT/${file#"$SRC"/}" ]] || rm -f "$file"
+done < <(find "$SRC" -type f -print0)
 cat >"$WORK/main.swift" <<'EOF'
 import AlertServer
 import Foundation
