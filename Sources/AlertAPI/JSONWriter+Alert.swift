@@ -57,7 +57,21 @@ extension JSONWriter {
         } else {
             writeNull()
         }
+        write(alert.policy)
         endObject()
+    }
+
+    /// Writes the members of an answer policy into the open object: `responders`, `groups`, `fourEyes`.
+    mutating func write(_ policy: AnswerPolicy) {
+        member("responders")
+        beginArray()
+        for name in policy.responders { write(name) }
+        endArray()
+        member("groups")
+        beginArray()
+        for name in policy.groups { write(name) }
+        endArray()
+        member("fourEyes"); write(policy.fourEyes)
     }
 
     /// Writes a callback delivery: `{url, state, attempts, lastError, lastAttemptAt}`.

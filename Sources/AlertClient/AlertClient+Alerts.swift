@@ -159,6 +159,14 @@ extension AlertClient {
         try check(response, expecting: [200])
     }
 
+    /// Who this client's token is (`GET /v1/me`): its name, role and groups, to tell with
+    /// `RemoteAlert.mayBeAnswered(by:)` which alerts it may answer.
+    /// - Throws: `.server` 404 from a server older than answer policies.
+    public func me() async throws(AlertClientError) -> Identity {
+        let response = try await exchange("GET", "/v1/me")
+        return try decode(Identity.self, response)
+    }
+
     // MARK: helpers
 
     /// One page and the instance that answered it (`X-Alertd-Instance`).

@@ -93,6 +93,7 @@ struct OpenAPISpecTests {
         "/v1/alerts/{id}": ["get", "head", "delete"],
         "/v1/alerts/{id}/response": ["get", "head", "post"],
         "/v1/events": ["get", "head"],
+        "/v1/me": ["get", "head"],
         "/metrics": ["get", "head"],
         "/mcp": ["post"],
     ]
@@ -112,6 +113,8 @@ struct OpenAPISpecTests {
         ("/healthz", "head", ["200"]),
         ("/openapi.yaml", "get", ["200"]),
         ("/openapi.yaml", "head", ["200"]),
+        ("/v1/me", "get", ["200"]),
+        ("/v1/me", "head", ["200"]),
         ("/v1/events", "get", ["200", "400", "410", "503"]),
         ("/v1/events", "head", ["200", "400", "410", "503"]),
         ("/metrics", "get", ["200"]),
