@@ -132,7 +132,7 @@ docker:
 # The benchmarks of docs/PERFORMANCE.md: alertd vs a C libmicrohttpd baseline, on loopback.
 # BENCH_SCRATCH=dir builds elsewhere than .build; BENCH_DURATION=s sets each wrk run (5); the other settings are at
 # the top of bench/run.sh (BENCH_DATA_PARENT: where the durable runs' data dirs go; BENCH_ONLY=cluster: only the rows of
-# three alertd on one PostgreSQL, bench/cluster.sh, about 3 minutes).
+# three alertd on one PostgreSQL, bench/cluster.sh, about 3 minutes; BENCH_ONLY=store: the GET, POST and durable POST rows).
 .PHONY: bench
 bench: deps
 	@scripts/deps.sh bench

@@ -8,6 +8,7 @@ let package = Package(
         .executable(name: "alertd", targets: ["alertd"]),
         .executable(name: "alertctl", targets: ["alertctl"]),
         .library(name: "AlertClient", targets: ["AlertClient"]),
+        .library(name: "AlertModel", targets: ["AlertModel"]),
         .library(name: "AlertCore", targets: ["AlertCore"]),
         .library(name: "AlertJournal", targets: ["AlertJournal"]),
         .library(name: "MicroHTTP", targets: ["MicroHTTP"]),
@@ -46,28 +47,35 @@ let package = Package(
         .target(name: "SystemCalls"),
         // Transport only: knows HTTP and libmicrohttpd, nothing of alerts.
         .target(name: "MicroHTTP", dependencies: ["CMicroHTTPD", "Locking", "SystemCalls"]),
-        // Model, rules and the AlertStore actor: knows nothing of HTTP.
-        .target(name: "AlertCore", dependencies: ["Locking"]),
+        // The alert model: alerts, buttons, fields, drafts, answers and results, ids, and the rules a draft must pass
+        // (limits, validation), all without the store. Knows nothing of HTTP, JSON or SQL.
+        .target(name: "AlertModel", dependencies: ["Locking"]),
+        // The AlertStore actor: the table, waiting, resolution, the timer, the journal and authority interfaces.
+        .target(name: "AlertCore", dependencies: ["AlertModel", "Locking"]),
         // Alerts, drafts and results as stored JSON, and stored times: one codec for the journal and the cluster.
-        .target(name: "AlertCodec", dependencies: ["AlertCore", "JSON"]),
+        .target(name: "AlertCodec", dependencies: ["AlertModel", "JSON"]),
         // The store's journal in SQLite: group commit on a writer thread, and the image a restart restores.
-        .target(name: "AlertJournal", dependencies: ["AlertCodec", "AlertCore", "CSQLite", "JSON", "Locking"]),
+        .target(
+            name: "AlertJournal", dependencies: ["AlertCodec", "AlertCore", "AlertModel", "CSQLite", "JSON", "Locking"]
+        ),
         // Routes: HTTP <-> store, JSON shapes, problem+json errors; webhook deliveries. Knows the store's interface,
         // not SQLite or PostgreSQL.
         .target(
             name: "AlertAPI",
-            dependencies: ["MicroHTTP", "AlertCore", "AlertMCP", "BuildInfo", "JSON", "Locking", "SystemCalls"],
+            dependencies: [
+                "MicroHTTP", "AlertCore", "AlertMCP", "AlertModel", "BuildInfo", "JSON", "Locking", "SystemCalls",
+            ],
             plugins: ["EmbedResource"]
         ),
         // Several instances on one PostgreSQL: the database decides every change, each instance's store is a cache.
-        .target(name: "AlertCluster", dependencies: ["AlertCodec", "AlertCore", "CLibPQ", "Locking"]),
+        .target(name: "AlertCluster", dependencies: ["AlertCodec", "AlertCore", "AlertModel", "CLibPQ", "Locking"]),
         // The composition root: the configuration and its command line; builds the log sink, the journal or the
         // cluster, the store, the webhook sender, the API and the HTTP server (`AlertdApp`), for alertd and the tests.
         .target(
             name: "AlertServer",
             dependencies: [
-                "AlertAPI", "AlertCluster", "AlertCore", "AlertJournal", "BuildInfo", "CommandLineText", "Locking",
-                "MicroHTTP",
+                "AlertAPI", "AlertCluster", "AlertCore", "AlertJournal", "AlertModel", "BuildInfo", "CommandLineText",
+                "Locking", "MicroHTTP",
             ]
         ),
         .executableTarget(name: "alertd", dependencies: ["AlertJournal", "AlertServer", "CommandLineText", "MicroHTTP"]),
@@ -101,16 +109,16 @@ let package = Package(
         ),
         .testTarget(name: "MicroHTTPTests", dependencies: ["MicroHTTP", "HTTPTestSupport", "SystemCalls"]),
         .testTarget(name: "AlertMCPTests", dependencies: ["AlertMCP", "JSON", "Locking"]),
-        .testTarget(name: "AlertCoreTests", dependencies: ["AlertCore", "HTTPTestSupport", "Locking"]),
+        .testTarget(name: "AlertCoreTests", dependencies: ["AlertCore", "AlertModel", "HTTPTestSupport", "Locking"]),
         .testTarget(
             name: "AlertJournalTests",
-            dependencies: ["AlertJournal", "AlertCore", "CSQLite", "HTTPTestSupport", "Locking"]
+            dependencies: ["AlertJournal", "AlertCore", "AlertModel", "CSQLite", "HTTPTestSupport", "Locking"]
         ),
-        .testTarget(name: "AlertAPITests", dependencies: ["AlertAPI", "AlertServer", "AlertCore", "BuildInfo", "JSON", "MicroHTTP", "HTTPTestSupport", "AlertdTestSupport", "Locking"]),
+        .testTarget(name: "AlertAPITests", dependencies: ["AlertAPI", "AlertServer", "AlertCore", "AlertModel", "BuildInfo", "JSON", "MicroHTTP", "HTTPTestSupport", "AlertdTestSupport", "Locking"]),
         .testTarget(name: "AlertClientTests", dependencies: ["AlertClient", "AlertAPI", "AlertServer", "HTTPTestSupport", "AlertdTestSupport", "Locking"]),
         .testTarget(
             name: "ClusterTests",
-            dependencies: ["AlertCluster", "AlertCore", "HTTPTestSupport", "JSON", "Locking"]
+            dependencies: ["AlertCluster", "AlertCore", "AlertModel", "HTTPTestSupport", "JSON", "Locking"]
         ),
         .testTarget(name: "AlertctlTests", dependencies: ["AlertAPI", "AlertServer", "HTTPTestSupport", "AlertdTestSupport", "Locking"]),
         // Durability (issue 12): the real alertd on a data dir, SIGKILLed under load and restarted; its refusals.

@@ -1,4 +1,5 @@
 import AlertCore
+import AlertModel
 import Foundation
 @testable import AlertAPI
 import JSON

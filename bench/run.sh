@@ -20,6 +20,9 @@
 #   BENCH_NO_DOCS=1 leave docs/PERFORMANCE.md alone
 #   BENCH_ONLY=cluster  only the cluster rows (about 3 minutes): bench/results/<date>-<sha>-cluster.txt and the
 #                   "Cluster" section of docs/PERFORMANCE.md
+#   BENCH_ONLY=store  only the rows that go through the store's entry points (about 3 minutes): GET /v1/alerts/{id} and
+#                   POST /v1/alerts against the baseline, and POST /v1/alerts durable against memory-only; printed and
+#                   kept in bench/results/<date>-<sha>-store.txt, docs/PERFORMANCE.md left alone
 #   BENCH_CLUSTER_WAITERS  long-polls, and event streams, held on one instance for the cluster rows (default 5000)
 set -euo pipefail
 
@@ -49,8 +52,8 @@ if ! [[ "$RESTARTS" =~ ^[0-9]+$ ]] || ((RESTARTS < 1)); then
 fi
 DATA_PARENT=${BENCH_DATA_PARENT:-$ROOT/.build}
 ONLY=${BENCH_ONLY:-}
-if [[ -n "$ONLY" && "$ONLY" != cluster ]]; then
-    echo "bench: BENCH_ONLY must be empty (everything) or cluster" >&2
+if [[ -n "$ONLY" && "$ONLY" != cluster && "$ONLY" != store ]]; then
+    echo "bench: BENCH_ONLY must be empty (everything), cluster or store" >&2
     exit 2
 fi
 STARTED=$SECONDS
@@ -465,10 +468,48 @@ paired() { # key req|cycles "what" "baseline wrk-args" "alertd wrk-args"
 }
 
 paired get req "GET /v1/alerts/{id}" "http://127.0.0.1:$BPORT/v1/alerts/x" "http://127.0.0.1:$APORT/v1/alerts/$ID"
-paired healthz req "GET /healthz" "http://127.0.0.1:$BPORT/healthz" "http://127.0.0.1:$APORT/healthz"
+[[ "$ONLY" == store ]] || paired healthz req "GET /healthz" "http://127.0.0.1:$BPORT/healthz" "http://127.0.0.1:$APORT/healthz"
 paired post req "POST /v1/alerts (login alert body)" "-s bench/lua/post_alert.lua http://127.0.0.1:$BPORT/v1/alerts" \
     "-s bench/lua/post_alert.lua http://127.0.0.1:$APORT/v1/alerts"
 stop_server "$ALERTD_PID"
+
+# BENCH_ONLY=store: the GET and POST rows above, then the durable POST against memory-only, and stop.
+if [[ "$ONLY" == store ]]; then
+    stop_server "$BASELINE_PID"
+    start_server "$APORT" "$ALERTD" "${ALERTD_ARGS[@]}"
+    ALERTD_PID=$SERVER_PID
+    start_server "$DPORT" "$ALERTD" "${DURABLE_ARGS[@]}" --data-dir "$(data_dir post)"
+    DURABLE_PID=$SERVER_PID
+    run_wrk "alertd durable warm-up" "$DURABLE_PID" -d2s "http://127.0.0.1:$DPORT/healthz"
+    paired_servers dpost req "POST /v1/alerts (login alert body)" \
+        memory-only "$ALERTD_PID" "-s bench/lua/post_alert.lua http://127.0.0.1:$APORT/v1/alerts" \
+        durable "$DURABLE_PID" "-s bench/lua/post_alert.lua http://127.0.0.1:$DPORT/v1/alerts"
+    stop_server "$DURABLE_PID"
+    stop_server "$ALERTD_PID"
+    {
+        echo "Run of $(date -u +%Y-%m-%d), git \`$DESCRIBE\`, \`BENCH_ONLY=store bench/run.sh\`, $ROUNDS rounds of ${DURATION} s."
+        echo "Machine: $MACHINE; load average $LOAD_START at the start, $(cut -d' ' -f1-3 /proc/loadavg) at the end."
+        echo
+        echo "| figure | goal | measured | ratio / verdict |"
+        echo "|---|---|---|---|"
+        row_rate 'GET /v1/alerts/{id}' 0.70 "${R[get]}" "${R[base_get]}" "${R[get_cpu]}" "${R[base_get_cpu]}" \
+            "${R[get_ratio]}" "${R[get_ratios]}"
+        row_rate 'POST /v1/alerts (login alert)' 0.40 "${R[post]}" "${R[base_post]}" "${R[post_cpu]}" \
+            "${R[base_post_cpu]}" "${R[post_ratio]}" "${R[post_ratios]}"
+        row_rate 'durable POST /v1/alerts (login alert)' 0.70 "${R[dpost]}" "${R[base_dpost]}" "${R[dpost_cpu]}" \
+            "${R[base_dpost_cpu]}" "${R[dpost_ratio]}" "${R[dpost_ratios]}" req memory-only
+    } >"$WORK/store.md"
+    echo
+    cat "$WORK/store.md"
+    mkdir -p bench/results
+    RESULT=bench/results/$(date -u +%Y-%m-%d)-$SHA-store.txt
+    n=2
+    while [[ -e "$RESULT" ]]; do RESULT=bench/results/$(date -u +%Y-%m-%d)-$SHA-store-$n.txt; n=$((n + 1)); done
+    { cat "$WORK/store.md"; echo; echo "== log"; cat "$LOG"; } >"$RESULT"
+    echo "results: $RESULT"
+    echo "bench (store rows only): done in $((SECONDS - STARTED)) s"
+    exit 0
+fi
 
 start_server "$APORT" "$ALERTD" "${ALERTD_ARGS[@]}" # a fresh store for the cycles
 ALERTD_PID=$SERVER_PID

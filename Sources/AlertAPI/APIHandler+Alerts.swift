@@ -1,4 +1,5 @@
 import AlertCore
+import AlertModel
 import Foundation
 import JSON
 import MicroHTTP
@@ -59,9 +60,7 @@ extension APIHandler {
             throw Problem(error)
         }
         let caller = route.caller
-        return onChange({ done in
-            store.submitCreate(prepared, owner: caller.name, idempotencyKey: idempotencyKey, done: done)
-        }) { created in
+        return onChange(.create(prepared, owner: caller.name, idempotencyKey: idempotencyKey)) { created in
             var response = HTTPResponse.json(created.replayed ? 200 : 201, alert: created.alert, for: caller)
             response.headers.add("Location", "/v1/alerts/\(created.alert.id.rawValue)")
             if created.replayed { response.headers.add("Idempotent-Replayed", "true") }
@@ -100,9 +99,7 @@ extension APIHandler {
         let id = route.id
         _ = try readable(id, by: route.caller)
         let responder = route.caller.name
-        return onChange({ done in store.submitDismissal(id, by: responder, done: done) }) {
-            .json(200, result: $0.result!)
-        }
+        return onChange(.dismiss(id, by: responder)) { .json(200, result: $0.alert.result!) }
     }
 
     /// `POST /v1/alerts/{id}/response`: answers an alert in the caller's name, if its answer policy lets the caller
@@ -137,7 +134,7 @@ extension APIHandler {
     /// Lists at once, once what the page shows is durable.
     func list(_ request: ListRequest) -> HTTPReply {
         let limit = request.limit
-        return onStore({ store in store.visibleList(request.query) }) { Self.listResponse($0, limit: limit) }
+        return onRead({ store in store.visibleList(request.query) }) { Self.listResponse($0, limit: limit) }
     }
 
     /// Most bytes of alerts one answer holds (a page of `GET /v1/alerts`, a long-poll of `/v1/events`): a page

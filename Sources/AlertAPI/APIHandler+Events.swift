@@ -1,6 +1,7 @@
 import AlertCore
-import MicroHTTP
+import AlertModel
 import JSON
+import MicroHTTP
 
 /// The parameters of `GET /v1/events`.
 struct EventsRequest: Sendable {

@@ -1,4 +1,5 @@
 import AlertCore
+import AlertModel
 import MicroHTTP
 
 /// Long-polls that wait on the store with a callback, not a task: `GET /v1/alerts/{id}?wait=`, its
@@ -46,9 +47,11 @@ extension APIHandler {
                 case .unavailable(let failure): return responder.respond(.response(Problem(failure).response))
                 }
                 // Read once everything it may show is durable, like any list.
-                store.perform({ store in store.visibleList(query) }) { outcome, failure in
-                    let response = failure.map { Problem($0).response }
-                        ?? Self.listResponse(outcome.get(), limit: limit)
+                store.read({ store in store.visibleList(query) }) { outcome in
+                    let response = switch outcome {
+                    case .success(let page): Self.listResponse(page, limit: limit)
+                    case .failure(let error): Problem(error).response
+                    }
                     responder.respond(.response(response))
                 }
             }
@@ -83,28 +86,17 @@ extension APIHandler {
         }
     }
 
-    /// Registers a callback waiter on the store at once when it is idle, else from a short task, and
-    /// has the transport cancel it when the client hangs up or the server gives up on the request.
-    /// A registration that fails answers the request with its problem.
+    /// Registers a callback waiter on the store (at once when it is idle, else from a short task: `run(_:then:)`),
+    /// and has the transport cancel it when the client hangs up or the server gives up on the request. A
+    /// registration that fails answers the request with its problem.
     private static func register(
         _ responder: HTTPResponder, on store: AlertStore,
         _ work: @escaping @Sendable (isolated AlertStore) throws(AlertStoreError) -> WaiterTicket
     ) {
-        do {
-            if let ticket = try store.now(work) {
-                responder.onCancel { cancel(ticket, on: store) }
-                return
-            }
-        } catch {
-            responder.respond(.response(Problem(error).response))
-            return
-        }
-        Task {
-            do throws(AlertStoreError) {
-                let ticket = try await store.run(work)
-                responder.onCancel { cancel(ticket, on: store) }
-            } catch {
-                responder.respond(.response(Problem(error).response))
+        store.run(work) { outcome in
+            switch outcome {
+            case .success(let ticket): responder.onCancel { cancel(ticket, on: store) }
+            case .failure(let error): responder.respond(.response(Problem(error).response))
             }
         }
     }
@@ -112,7 +104,6 @@ extension APIHandler {
     /// Ends a waiter early: its wake answers with things as they are, to a client that is gone or
     /// was answered by the transport already.
     private static func cancel(_ ticket: WaiterTicket, on store: AlertStore) {
-        guard store.now({ $0.cancelWaiter(ticket) }) == nil else { return }
-        Task { await store.cancelWaiter(ticket) }
+        store.run({ store in store.cancelWaiter(ticket) }, then: { _ in })
     }
 }

@@ -1,4 +1,5 @@
 import AlertCore
+import AlertModel
 import JSON
 import MicroHTTP
 
@@ -17,8 +18,8 @@ extension APIHandler {
             if let alert, let refusal = alert.refusal(toAnswer: caller.answerer) {
                 return done(.failure(.refused(refusal)))
             }
-            store.submitAnswer(id, with: answer, by: caller.name) { outcome in
-                done(outcome.mapError { .store($0) })
+            store.write(.answer(id, with: answer, by: caller.name)) { outcome in
+                done(outcome.map(\.alert).mapError { .store($0) })
             }
         }
         if let alert = store.snapshot(of: id) { return submit(alert) }

@@ -1,4 +1,5 @@
 import AlertCore
+import AlertModel
 
 /// A bad flag, value, environment variable or tokens file, with a message for the user.
 public struct ConfigurationError: Error, Sendable, CustomStringConvertible {

@@ -1,4 +1,5 @@
 import AlertCore
+import AlertModel
 import BuildInfo
 import Locking
 import MicroHTTP

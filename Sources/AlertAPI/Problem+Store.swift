@@ -1,4 +1,5 @@
 import AlertCore
+import AlertModel
 
 extension Problem {
     /// The HTTP meaning of a store error.

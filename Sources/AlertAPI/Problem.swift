@@ -1,6 +1,7 @@
 import AlertCore
-import MicroHTTP
+import AlertModel
 import JSON
+import MicroHTTP
 
 /// An RFC 9457 problem: an error that carries its HTTP meaning and renders itself as
 /// `application/problem+json`.

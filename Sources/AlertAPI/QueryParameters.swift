@@ -1,4 +1,5 @@
 import AlertCore
+import AlertModel
 import MicroHTTP
 
 /// Typed access to a request's query parameters; each failure is a 400 problem naming

@@ -1,4 +1,5 @@
 import AlertCore
+import AlertModel
 import BuildInfo
 import Foundation
 import JSON

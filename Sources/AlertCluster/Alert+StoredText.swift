@@ -1,5 +1,6 @@
 import AlertCodec
 import AlertCore
+import AlertModel
 
 /// The shared codec's JSON (`AlertCodec`) as the text libpq sends and receives.
 extension Alert {

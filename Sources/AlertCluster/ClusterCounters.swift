@@ -1,4 +1,5 @@
 import AlertCore
+import AlertModel
 import Locking
 
 /// The counts the writer and the follower keep for `/metrics`, and the commit observer `/metrics` installs.

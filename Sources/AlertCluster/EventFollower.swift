@@ -1,5 +1,6 @@
 import AlertCodec
 import AlertCore
+import AlertModel
 import Foundation
 import Locking
 

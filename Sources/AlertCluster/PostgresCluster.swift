@@ -1,4 +1,5 @@
 import AlertCore
+import AlertModel
 
 /// Several alertd instances on one PostgreSQL: the database decides every change (`CommitWriter`), every instance's
 /// store is a cache of what it committed, fed in commit order by the writer after its own commits and by the

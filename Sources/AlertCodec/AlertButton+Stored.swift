@@ -1,4 +1,4 @@
-import AlertCore
+import AlertModel
 import JSON
 
 extension AlertButton {

@@ -1,4 +1,4 @@
-import AlertCore
+import AlertModel
 import JSON
 
 /// The members an alert and its draft share (title, message, style, tag, presenter, animated), as stored.

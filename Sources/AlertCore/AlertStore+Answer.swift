@@ -1,3 +1,5 @@
+import AlertModel
+
 extension AlertStore {
     /// Resolves a pending alert with a responder's choice.
     ///

@@ -1,89 +1,57 @@
+import AlertModel
 import Foundation
 
 /// Changes in one call for every mode: the store decides them itself (memory only, or with a journal), or proposes
 /// them to its authority and shows them once the authority has committed them and `apply(_:)` has applied them.
 extension AlertStore {
-    /// What a change call hands back: its value, or why it failed.
-    public typealias Completion<Value: Sendable> = @Sendable (Result<Value, AlertStoreError>) -> Void
-
-    /// Creates an alert (once per idempotency key and owner), and calls `done` once the alert is durable and
-    /// readable here.
-    ///
-    /// - Parameters:
-    ///   - prepared: A draft that passed the rules.
-    ///   - owner: Who creates it, or `nil` for nobody in particular.
-    ///   - idempotencyKey: The producer's key for this create; `nil` for none.
-    ///   - done: The alert and whether an earlier call with the key created it; or what `create(_:owner:
-    ///     idempotencyKey:)` throws, or `unavailable`.
-    public nonisolated func submitCreate(
-        _ prepared: PreparedAlert, owner: String?, idempotencyKey: String?,
-        done: @escaping Completion<(alert: Alert, replayed: Bool)>
+    /// `write(.create)`: creates an alert (once per idempotency key and owner) and calls `then` once the alert is
+    /// durable and readable here.
+    nonisolated func writeCreate(
+        _ prepared: PreparedAlert, owner: String?, idempotencyKey: String?, then: @escaping Completion<Written>
     ) {
         guard let authority else {
-            perform({ store throws(AlertStoreError) in
-                try store.create(prepared, owner: owner, idempotencyKey: idempotencyKey)
-            }, done: Self.settled(done))
+            turn({ store throws(AlertStoreError) in
+                let created = try store.create(prepared, owner: owner, idempotencyKey: idempotencyKey)
+                return (created.alert, created.replayed)
+            }, done: Self.settled(then))
             return
         }
-        perform({ store throws(AlertStoreError) in try store.newAlert(prepared, owner: owner, sequence: 0) }) {
+        turn({ store throws(AlertStoreError) in try store.newAlert(prepared, owner: owner, sequence: 0) }) {
             outcome, _ in
             switch outcome {
             case .failure(let error):
-                done(.failure(error))
+                then(.failure(error))
             case .success(let alert):
                 let record = idempotencyKey.map { IdempotencyRecord(owner: owner, key: $0, draft: prepared.draft) }
                 authority.commit(.create(alert, idempotency: record)) { committed in
-                    done(committed.map { change in (change.alert, change.replayed) })
+                    then(committed.map { change in (change.alert, change.replayed) })
                 }
             }
         }
     }
 
-    /// Answers a pending alert (see `answer(_:with:by:)`), and calls `done` with the resolved alert once the answer
-    /// is durable and readable here.
-    public nonisolated func submitAnswer(
-        _ id: AlertID, with answer: AnswerDraft, by responder: String?, done: @escaping Completion<Alert>
-    ) {
-        submitResolution(id, done: done, decided: { store throws(AlertStoreError) in
-            _ = try store.answer(id, with: answer, by: responder)
-            return try store.alert(id)
-        }, proposed: { store throws(AlertStoreError) in
-            try store.answered(id, with: answer, by: responder)
-        })
-    }
-
-    /// Withdraws a pending alert (see `dismiss(_:by:)`), and calls `done` with the resolved alert once the
-    /// dismissal is durable and readable here.
-    public nonisolated func submitDismissal(_ id: AlertID, by responder: String?, done: @escaping Completion<Alert>) {
-        submitResolution(id, done: done, decided: { store throws(AlertStoreError) in
-            _ = try store.dismiss(id, by: responder)
-            return try store.alert(id)
-        }, proposed: { store throws(AlertStoreError) in
-            Self.resolvedAsCancel(try store.pendingRecord(id).alert, resolution: .dismissed, responder: responder)
-        })
-    }
-
-    /// Resolves an alert: `decided` when this store decides, else `proposed` makes the resolution it proposes. An id
-    /// this cache does not know yet (created on another instance a moment ago) is looked for again after catching up.
-    private nonisolated func submitResolution(
-        _ id: AlertID, caughtUp: Bool = false, done: @escaping Completion<Alert>,
+    /// `write(.answer)` and `write(.dismiss)`: `decided` when this store decides, else `proposed` makes the
+    /// resolution it proposes. An id this cache does not know yet (created on another instance a moment ago) is
+    /// looked for again after catching up.
+    nonisolated func writeResolution(
+        _ id: AlertID, caughtUp: Bool = false, then: @escaping Completion<Written>,
         decided: @escaping @Sendable (isolated AlertStore) throws(AlertStoreError) -> Alert,
         proposed: @escaping @Sendable (isolated AlertStore) throws(AlertStoreError) -> Alert
     ) {
         guard let authority else {
-            perform(decided, done: Self.settled(done))
+            turn(decided, done: Self.settled { outcome in then(outcome.map { ($0, false) }) })
             return
         }
-        perform(proposed) { outcome, _ in
+        turn(proposed) { outcome, _ in
             switch outcome {
             case .failure(let error) where error.kind == .notFound && !caughtUp:
                 authority.catchUp {
-                    self.submitResolution(id, caughtUp: true, done: done, decided: decided, proposed: proposed)
+                    self.writeResolution(id, caughtUp: true, then: then, decided: decided, proposed: proposed)
                 }
             case .failure(let error):
-                done(.failure(error))
+                then(.failure(error))
             case .success(let alert):
-                authority.commit(.resolve(alert)) { committed in done(committed.map(\.alert)) }
+                authority.commit(.resolve(alert)) { committed in then(committed.map { ($0.alert, false) }) }
             }
         }
     }
@@ -93,13 +61,6 @@ extension AlertStore {
     public nonisolated func catchUp() async {
         guard let authority else { return }
         await withCheckedContinuation { continuation in authority.catchUp { continuation.resume() } }
-    }
-
-    /// `done` as `perform` calls it: a journal failure is `unavailable`.
-    private static func settled<Value: Sendable>(
-        _ done: @escaping Completion<Value>
-    ) -> @Sendable (Result<Value, AlertStoreError>, JournalFailure?) -> Void {
-        { outcome, failure in done(failure.map { .failure(.unavailable($0.reason)) } ?? outcome) }
     }
 
     /// Applies changes the authority committed, in commit order: each event's change is made as the event says and

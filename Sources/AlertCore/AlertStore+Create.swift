@@ -1,3 +1,4 @@
+import AlertModel
 import Foundation
 
 extension AlertStore {

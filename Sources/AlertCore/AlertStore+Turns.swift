@@ -1,3 +1,4 @@
+import AlertModel
 import Foundation
 
 /// The store's write path: each change, made while the store is held, yields its journal records and its effects;
@@ -60,47 +61,6 @@ extension AlertStore {
         }
     }
 
-    /// Runs `work` on the store and hands its outcome to `done` once everything it may show is durable: on this
-    /// thread at once when the store is idle and memory only, else later, from the store's executor or the journal's
-    /// thread. The one way the API calls the store.
-    ///
-    /// - Parameters:
-    ///   - work: synchronous store work, isolated to the store.
-    ///   - done: gets what `work` returned or threw, and the journal's failure if the turn could not be made durable.
-    public nonisolated func perform<T: Sendable, E: Error>(
-        _ work: @escaping @Sendable (isolated AlertStore) throws(E) -> T,
-        done: @escaping @Sendable (Result<T, E>, JournalFailure?) -> Void
-    ) {
-        let turn: @Sendable (isolated AlertStore) -> Void = { store in
-            let outcome = Result { () throws(E) -> T in try work(store) }
-            store.afterCommit { failure in done(outcome, failure) }
-            store.endTurn()
-        }
-        if executor.enter() {
-            defer { executor.leave() }
-            assumeIsolated { turn($0) }
-            return
-        }
-        Task { await self.run(turn) }
-    }
-
-    /// Runs `done` once the last change to the alert with this sequence number is durable (at once when it is).
-    ///
-    /// - Parameters:
-    ///   - sequence: The alert's sequence number.
-    ///   - done: Gets the journal's failure if that change could not be made durable.
-    /// - Returns: Whether `done` ran before returning.
-    @discardableResult
-    public nonisolated func whenDurable(_ sequence: UInt64, _ done: @escaping CommitEffect) -> Bool {
-        guard let fence, let number = fence.turn(of: sequence) else {
-            done(nil)
-            return true
-        }
-        let (due, failure) = fence.release([done], after: number)
-        for effect in due { effect(failure) }
-        return !due.isEmpty
-    }
-
     /// Whether writes are refused because the journal failed (also before any write: one opened on a full disk), and
     /// why.
     public nonisolated var writeFailure: JournalFailure? {
@@ -120,4 +80,13 @@ private extension String {
     func leftPadded(to width: Int) -> String {
         count >= width ? self : String(repeating: "0", count: width - count) + self
     }
+}
+
+/// What one store turn (one call holding the store) changed: the records the journal makes durable, and the effects
+/// released after they are.
+struct StoreTurn {
+    var records: [JournalRecord] = []
+    var effects: [CommitEffect] = []
+
+    var isEmpty: Bool { records.isEmpty && effects.isEmpty }
 }

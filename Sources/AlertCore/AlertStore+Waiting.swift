@@ -1,3 +1,5 @@
+import AlertModel
+
 extension AlertStore {
     /// The longest a single wait is held, whatever `timeout` says.
     static let longestWait = Duration.seconds(86_400 * 366)
@@ -208,4 +210,44 @@ extension AlertStore {
         case .change: .index(changeIndex)
         }
     }
+}
+
+/// A wait registered with the store: `waitForResolution`/`waitForChange` (an async caller suspended on a continuation)
+/// or `whenResolved`/`whenChanged` (a callback, no task).
+struct Waiter: Sendable {
+    /// What the waiter waits for.
+    enum Target: Sendable, Equatable {
+        /// The resolution of the alert with this sequence number.
+        case resolution(UInt64)
+        /// A change index greater than this one.
+        case change(after: UInt64)
+    }
+
+    /// What it waits for.
+    var target: Target
+    /// Called exactly once, on the store's executor: the store removes the waiter from its table before calling it.
+    var wake: @Sendable (WaitOutcome) -> Void
+}
+
+/// Names a wait registered with `AlertStore.whenResolved` or `whenChanged`, to end it early with `cancelWaiter`.
+public struct WaiterTicket: Sendable, Hashable {
+    /// The waiter's id in the store; 0 for a wait that was answered at once and so was never registered.
+    let id: UInt64
+
+    /// A wait answered at once: cancelling it does nothing.
+    static let answered = WaiterTicket(id: 0)
+}
+
+/// How a wait ends; the store wakes each waiter with exactly one.
+public enum WaitOutcome: Sendable {
+    /// The alert, resolved or (after a time-out or cancellation) still pending.
+    case alert(Alert)
+    /// The change index.
+    case index(UInt64)
+    /// The alert is gone.
+    case notFound
+    /// The store shut down.
+    case shuttingDown
+    /// The change that would have woken the waiter could not be made durable (the journal failed).
+    case unavailable(JournalFailure)
 }

@@ -1,3 +1,6 @@
+import AlertModel
+import Foundation
+
 /// Holds every alert, applies the rules, and wakes whoever waits for an answer or a change.
 ///
 /// All state lives in this actor, so exactly one of any concurrent answers, dismissals and expiries wins.
@@ -12,7 +15,7 @@
 public actor AlertStore {
     /// The limits and retention this store was created with.
     public nonisolated let configuration: Configuration
-    /// Runs the store's jobs, and inline work (`now(_:)`).
+    /// Runs the store's jobs, and inline work (`inline(_:)`).
     nonisolated let executor = StoreExecutor()
     /// Where changes are made durable; `nil` when the store is memory only.
     public nonisolated let journal: StoreJournal?
@@ -124,8 +127,8 @@ public actor AlertStore {
         fence = CommitFence(durableIndex: image.changeIndex)
         authority = nil
         epoch = image.epoch
-        // No one else has the store yet, so it is idle and `now` runs the restore at once.
-        let restored: Void? = now { store in store.restore(image) }
+        // No one else has the store yet, so it is idle and `inline` runs the restore at once.
+        let restored: Void? = inline { store in store.restore(image) }
         precondition(restored != nil, "a new store was busy")
     }
 
@@ -144,7 +147,7 @@ public actor AlertStore {
         fence = nil
         self.authority = authority
         epoch = image.epoch
-        let restored: Void? = now { store in store.restore(image) }
+        let restored: Void? = inline { store in store.restore(image) }
         precondition(restored != nil, "a new store was busy")
     }
 
@@ -193,5 +196,107 @@ public actor AlertStore {
             noteStaleDeadline()
             wake(waiter, .index(changeIndex))
         }
+    }
+}
+
+extension AlertStore {
+    /// Limits and retention for an `AlertStore`.
+    public struct Configuration: Sendable {
+        /// The most pending alerts; `create` throws `tooManyPending` beyond.
+        public var maxPending: Int
+        /// The most resolved alerts kept; the oldest resolutions are dropped first.
+        public var maxResolved: Int
+        /// How long a resolved alert is kept.
+        public var retention: Duration
+        /// Size limits for `create`.
+        public var limits: StoreLimits
+        /// How many recent events are kept for resuming event streams; older cursors are gone.
+        public var eventHistory: Int
+
+        /// Creates a configuration; the defaults are the contract's.
+        ///
+        /// - Parameters:
+        ///   - maxPending: The most pending alerts.
+        ///   - maxResolved: The most resolved alerts kept.
+        ///   - retention: How long a resolved alert is kept.
+        ///   - limits: Size limits for `create`.
+        ///   - eventHistory: How many recent events are kept for resuming event streams.
+        public init(
+            maxPending: Int = 100_000,
+            maxResolved: Int = 10_000,
+            retention: Duration = .seconds(3600),
+            limits: StoreLimits = StoreLimits(),
+            eventHistory: Int = 10_000
+        ) {
+            self.maxPending = maxPending
+            self.maxResolved = maxResolved
+            self.retention = retention
+            self.limits = limits
+            self.eventHistory = eventHistory
+        }
+    }
+}
+
+/// Counts describing an `AlertStore` at one moment.
+public struct StoreStatistics: Sendable, Equatable {
+    /// Alerts waiting for an answer.
+    public var pending: Int
+    /// Resolved alerts still kept.
+    public var resolved: Int
+    /// Suspended `waitForResolution` and `waitForChange` calls.
+    public var waiters: Int
+    /// The change index.
+    public var index: UInt64
+    /// Alerts created since the store started.
+    public var created: UInt64 = 0
+    /// Alerts resolved since the store started, by how they resolved.
+    public var resolutions: [Resolution: UInt64] = [:]
+
+    /// Creates statistics.
+    ///
+    /// - Parameters:
+    ///   - pending: Alerts waiting for an answer.
+    ///   - resolved: Resolved alerts still kept.
+    ///   - waiters: Suspended waits.
+    ///   - index: The change index.
+    ///   - created: Alerts created since start.
+    ///   - resolutions: Alerts resolved since start, by resolution.
+    public init(
+        pending: Int, resolved: Int, waiters: Int, index: UInt64, created: UInt64 = 0,
+        resolutions: [Resolution: UInt64] = [:]
+    ) {
+        self.pending = pending
+        self.resolved = resolved
+        self.waiters = waiters
+        self.index = index
+        self.created = created
+        self.resolutions = resolutions
+    }
+}
+
+/// An idempotency key within its owner: two producers using the same key never see each other's alert.
+struct IdempotencyScope: Hashable, Sendable {
+    /// Who created the alert, or `nil` for nobody in particular.
+    var owner: String?
+    /// The producer's key.
+    var key: String
+}
+
+/// What a per-key queue of pending alerts is keyed by, so a filtered list costs O(limit) too.
+enum PendingKey: Hashable, Sendable {
+    /// Alerts addressed to this presenter.
+    case presenter(String)
+    /// Alerts created by this owner.
+    case owner(String)
+}
+
+extension Date {
+    /// Now, to the nearest millisecond: the precision of the API's timestamps and of the journal, so an alert
+    /// restored after a restart equals the one served before it.
+    static var storeNow: Date { Date().millisecondPrecise }
+
+    /// This date to the nearest millisecond.
+    var millisecondPrecise: Date {
+        Date(timeIntervalSinceReferenceDate: (timeIntervalSinceReferenceDate * 1000).rounded() / 1000)
     }
 }

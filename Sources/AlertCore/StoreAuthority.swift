@@ -1,3 +1,5 @@
+import AlertModel
+
 /// The database that decides every change of a store shared by several instances: the store proposes changes, the
 /// authority commits the ones that still hold (one answer of many, one expiry, one create per idempotency key), and
 /// hands every committed change, its own and other instances', to `AlertStore.apply(_:)` in commit order.
@@ -56,4 +58,36 @@ public protocol StoreAuthorityService: StoreAuthority {
     func observeCommits(_ observe: @escaping @Sendable (AuthorityCommit) -> Void)
     /// Its counts since it started, and whether the database is reachable now.
     var statistics: AuthorityStatistics { get }
+}
+
+/// One transaction a store's authority committed with changes in it, for `/metrics`.
+public struct AuthorityCommit: Sendable {
+    /// Seconds from the transaction's start until it is on the database's disk (the wait for other instances'
+    /// commits and the flush included).
+    public var seconds: Double
+    /// The changes it held (creates and resolutions, committed or refused): the group commit's batch.
+    public var changes: Int
+
+    public init(seconds: Double, changes: Int) {
+        self.seconds = seconds
+        self.changes = changes
+    }
+}
+
+/// What a store's authority (the cluster's database) has done since it started, for `/metrics`.
+public struct AuthorityStatistics: Sendable, Equatable {
+    /// Why changes are refused right now (the database is unreachable), or `nil`.
+    public var unavailableReason: String?
+    /// Connections to the database made again after one was lost or could not be made.
+    public var reconnects: UInt64 = 0
+    /// Events other instances committed that this one read after a notification.
+    public var eventsByNotification: UInt64 = 0
+    /// Events other instances committed that this one read by polling the head (once a second, and after a
+    /// reconnect): their notification was lost or came late.
+    public var eventsByPolling: UInt64 = 0
+    /// Events other instances committed that this one's writer read, after its own commit or for a read that needed
+    /// them (a catch-up), before their notification came.
+    public var eventsByWriter: UInt64 = 0
+
+    public init() {}
 }

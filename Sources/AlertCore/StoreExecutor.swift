@@ -1,6 +1,6 @@
+import AlertModel
 import Dispatch
 import Locking
-import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -38,9 +38,6 @@ final class StoreExecutor: SerialExecutor {
     }
 
     private let state = Lock(State())
-    /// Whether inline work runs now: `state.inlineThread != nil`, stored with `state`'s lock held and read without
-    /// it, so that a thread waiting in `enter()` spins on a load instead of on the lock the holder needs to leave.
-    private let inlineHeld = Atomic<Bool>(false)
 
     /// Runs the job on this thread when the store is idle (as the default actor does when it can take over the
     /// calling thread), else queues it for the thread that is running.
@@ -65,48 +62,16 @@ final class StoreExecutor: SerialExecutor {
         drain()
     }
 
-    /// How long `enter()` waits for other inline work to finish: less than the fallback it saves.
-    static let inlineSpin: Duration = .microseconds(10)
-    /// How often `enter()` then yields this thread, for a holder that was preempted, before it gives up.
-    static let inlineWaits = 2
-
-    /// Takes the executor for inline work on this thread; false when jobs run, or other inline work runs longer
-    /// than a short spin and a couple of yields of this thread.
-    ///
-    /// Inline work is mostly short (a create holds the store ~2–3 µs), so waiting for it costs less than the
-    /// fallback, a suspended connection, a task and a resume (~14 µs). The holder is usually running on another
-    /// core, so this spins on `inlineHeld` rather than yields: `sched_yield` hands the core to any runnable thread
-    /// (a client, on a shared machine) for a whole time slice. Long inline work (a large list page) costs a waiter
-    /// the spin and then the fallback.
+    /// Takes the executor for inline work on this thread when no job and no other inline work runs; false
+    /// otherwise, at once: the caller then goes through a task (`AlertStore.inline(_:)`). No spin and no yield:
+    /// inline work holds the store for a few microseconds, and a thread that waited for it would hand its core to
+    /// a client on a shared machine.
     func enter() -> Bool {
-        if let entered = tryEnter() { return entered }  // the common case, without reading the clock
-        let spinUntil = ContinuousClock.now + Self.inlineSpin
-        var spins = 0
-        while true {
-            if !inlineHeld.load(ordering: .relaxed), let entered = tryEnter() { return entered }
-            spins &+= 1
-            if spins % 8 == 0, ContinuousClock.now >= spinUntil { break }
-        }
-        for _ in 0..<Self.inlineWaits {
-            sched_yield()
-            if let entered = tryEnter() { return entered }
-        }
-        return false
-    }
-
-    /// One attempt of `enter()`: true when taken, false when it must not wait (jobs run, or this thread's own inline
-    /// work), nil when other inline work runs and may soon be over.
-    private func tryEnter() -> Bool? {
-        state.withLock { state -> Bool? in
-            guard state.running else {
-                state.running = true
-                state.inlineThread = pthread_self()
-                inlineHeld.store(true, ordering: .relaxed)
-                return true
-            }
-            // Jobs may run for long; and this thread's own inline work (a nested `now`) never finishes meanwhile.
-            guard let holder = state.inlineThread, pthread_equal(holder, pthread_self()) == 0 else { return false }
-            return nil
+        state.withLock { state in
+            guard !state.running else { return false }
+            state.running = true
+            state.inlineThread = pthread_self()
+            return true
         }
     }
 
@@ -115,7 +80,6 @@ final class StoreExecutor: SerialExecutor {
     func leave() {
         let (queued, effects) = state.withLock { state in
             state.inlineThread = nil
-            inlineHeld.store(false, ordering: .relaxed)
             let effects = state.ready
             state.ready = []
             guard state.head < state.queue.count else {

@@ -1,5 +1,6 @@
 import AlertCodec
 import AlertCore
+import AlertModel
 
 /// An alert as the columns of a row: the same columns, in the same order, in `alerts` and in `event_alerts`.
 ///

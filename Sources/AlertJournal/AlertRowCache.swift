@@ -1,5 +1,6 @@
 import AlertCodec
 import AlertCore
+import AlertModel
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)

@@ -1,5 +1,6 @@
 import AlertCodec
 import AlertCore
+import AlertModel
 
 /// The JSON of the buttons and fields of the row written last, with the values: alerts in a row often share them (the
 /// same producer), and comparing the values costs far less than encoding them again. The writer's counterpart of

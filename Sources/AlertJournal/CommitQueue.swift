@@ -1,4 +1,5 @@
 import AlertCore
+import AlertModel
 import Dispatch
 import Locking
 

@@ -4,6 +4,7 @@ import Glibc
 import Darwin
 #endif
 import AlertCore
+import AlertModel
 
 /// The data directory: made when missing (with its parents, mode 0700), and checked to be writable and trusted:
 /// owned by the user alertd runs as, writable by no one else, its files alertd's own and never symbolic links.

@@ -1,4 +1,5 @@
 import AlertCore
+import AlertModel
 
 /// The alert as an event showed it, rebuilt from the alert's row: an event row names its alert rather than holding a
 /// copy of it.

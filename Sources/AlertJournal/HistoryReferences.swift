@@ -1,4 +1,5 @@
 import AlertCore
+import AlertModel
 
 /// Which alerts the events in the history name, so that the row of an alert retention dropped is kept (in
 /// `event_alerts`) exactly as long as an event in the history shows it.

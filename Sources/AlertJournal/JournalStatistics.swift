@@ -1,4 +1,5 @@
 import AlertCore
+import AlertModel
 
 /// What the journal has done since it opened, for metrics and `/healthz`.
 public struct JournalStatistics: Sendable, Equatable {

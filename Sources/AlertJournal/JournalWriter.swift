@@ -1,5 +1,6 @@
 import AlertCodec
 import AlertCore
+import AlertModel
 import CSQLite
 
 /// The write connection and its prepared statements: turns batches of records into one transaction each.

@@ -1,4 +1,5 @@
 import AlertCore
+import AlertModel
 import CSQLite
 import Dispatch
 import Foundation

@@ -2,6 +2,7 @@ import AlertAPI
 import AlertCluster
 import AlertCore
 import AlertJournal
+import AlertModel
 import Locking
 import MicroHTTP
 
@@ -134,7 +135,7 @@ public final class AlertdApp: Sendable {
         }
         if let server { metrics.observeUnreadBytes { [weak server] in server?.unreadResponseBytes ?? 0 } }
         // Restored alerts whose timeout passed meanwhile expire now, and deliveries not yet done start again.
-        if store.now({ $0.resume() }) == nil { Task { await store.resume() } }
+        store.run({ store in store.resume() }, then: { _ in })
         if configuration.servesOpenBeyondLoopback {
             log.event("warn", "serving without access tokens on a non-loopback address (--insecure)",
                       ["host": configuration.http.host])

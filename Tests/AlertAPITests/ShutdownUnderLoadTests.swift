@@ -1,10 +1,11 @@
 @testable import AlertAPI
 import AlertCore
+import AlertModel
 import AlertdTestSupport
 import Foundation
+import JSON
 import Locking
 import Testing
-import JSON
 
 /// SIGTERM while producers create and wait, responders answer and keep-alive clients poll.
 @Suite("Shutdown under load")

@@ -1,9 +1,10 @@
 @testable import AlertAPI
 import AlertCore
+import AlertModel
 import BuildInfo
 import Foundation
-import Testing
 import JSON
+import Testing
 
 extension LiveServer {
     /// Polls the alert until its `webhook` satisfies `done` (or `timeout` seconds, stretched by `TestTime`, pass);

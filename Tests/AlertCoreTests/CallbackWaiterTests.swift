@@ -1,4 +1,5 @@
 @testable import AlertCore
+@testable import AlertModel
 import HTTPTestSupport
 import Testing
 
@@ -6,7 +7,7 @@ import Testing
 ///
 /// A wake is an effect of the store's turn: it runs once the turn is over, on the thread that held the store, and an
 /// `await` of the call that woke it may resume on another thread first. So the tests wait, bounded, for the outcomes
-/// they expect (`Outcomes.wait(for:)`); only `now` (inline) runs them before it returns.
+/// they expect (`Outcomes.wait(for:)`); only `inline` runs them before it returns.
 @Suite("Callback waiters")
 struct CallbackWaiterTests {
     @Test("every callback waiter is woken once with the resolved alert when it is answered")
@@ -121,11 +122,11 @@ struct CallbackWaiterTests {
         let store = AlertStore()
         let alert = try await store.create(draft())
         let outcomes = Outcomes()
-        let ticket = try store.now { store throws(AlertStoreError) in
+        let ticket = try store.inlineOrBusy { store throws(AlertStoreError) in
             try store.whenResolved(alert.id, timeout: .seconds(60), outcomes.record)
         }
         #expect(ticket != nil)
-        _ = store.now { store in store.cancelWaiter(ticket!) }
+        _ = store.inline { store in store.cancelWaiter(ticket!) }
         #expect(outcomes.alerts.map(\.state) == [.pending])
     }
 

@@ -1,4 +1,5 @@
 @testable import AlertCore
+@testable import AlertModel
 import Testing
 
 @Suite("Concurrent resolution")

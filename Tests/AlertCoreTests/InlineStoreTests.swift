@@ -1,20 +1,21 @@
 @testable import AlertCore
+@testable import AlertModel
 import Foundation
 import HTTPTestSupport
 import Synchronization
 import Testing
 
-/// `AlertStore.now(_:)`: store work run on the calling thread, still one at a time with the actor's jobs.
+/// `AlertStore.inline(_:)`: store work run on the calling thread, still one at a time with the actor's jobs.
 @Suite("Inline store work")
 struct InlineStoreTests {
     @Test("an idle store runs the work at once and its rules apply as in the actor")
     func runsWhenIdle() async throws {
         let store = AlertStore()
-        let created = try store.now { store throws(AlertStoreError) in try store.create(draft(title: "now")) }
+        let created = try store.inlineOrBusy { store throws(AlertStoreError) in try store.create(draft(title: "now")) }
         let alert = try #require(created)
         #expect(await store.list(ListQuery()).alerts.map(\.id) == [alert.id])
         #expect(throws: AlertStoreError.self) {
-            _ = try store.now { store throws(AlertStoreError) in try store.create(AlertDraft()) }
+            _ = try store.inlineOrBusy { store throws(AlertStoreError) in try store.create(AlertDraft()) }
         }
     }
 
@@ -37,7 +38,7 @@ struct InlineStoreTests {
                     await withCheckedContinuation { continuation in
                         Thread {
                             for _ in 0..<perThread {
-                                let done = try? store.now { store throws(AlertStoreError) in
+                                let done = try? store.inlineOrBusy { store throws(AlertStoreError) in
                                     try store.create(draft(title: "inline"))
                                 }
                                 if done != nil { inlineRuns.add() }
@@ -56,7 +57,7 @@ struct InlineStoreTests {
         // that ran `statistics` gives the executor back only after it resumed this task, which may run first
         // (under ThreadSanitizer it often did). A store that stayed busy would fail here.
         let ranAfter = try await TestTime.until(every: .milliseconds(1)) {
-            try store.now { store throws(AlertStoreError) in try store.create(draft(title: "after")) } != nil
+            try store.inlineOrBusy { store throws(AlertStoreError) in try store.create(draft(title: "after")) } != nil
         }
         #expect(ranAfter, "the store stayed busy after the storm")
     }
@@ -67,7 +68,7 @@ struct InlineStoreTests {
         let alert = try await store.create(draft([.init(title: "No"), .init(title: "Yes")]))
         let waiter = Task { try await store.waitForResolution(of: alert.id, timeout: .seconds(60)) }
         #expect(await TestTime.until { await store.statistics.waiters == 1 }, "the waiter never waited")
-        let answered = try store.now { store throws(AlertStoreError) in
+        let answered = try store.inlineOrBusy { store throws(AlertStoreError) in
             try store.answer(alert.id, with: AnswerDraft(choice: .title("Yes")))
         }
         #expect(answered?.buttonTitle == "Yes")
@@ -78,7 +79,7 @@ struct InlineStoreTests {
     func nested() {
         let store = AlertStore()
         let started = ContinuousClock.now
-        let inner = store.now { _ in store.now { _ in 1 } }
+        let inner = store.inline { _ in store.inline { _ in 1 } }
         #expect(inner == .some(nil))
         #expect(ContinuousClock.now - started < TestTime.bound(.seconds(1)), "not a wait for its own work")
     }
@@ -101,7 +102,7 @@ struct InlineStoreTests {
         }
         #expect(await TestTime.until { running.value == 1 }, "the job never started")
         let started = ContinuousClock.now
-        let result = store.now { _ in 1 }
+        let result = store.inline { _ in 1 }
         let waited = (ContinuousClock.now - started) / .seconds(1)
         released.add()
         await job.value

@@ -1,4 +1,5 @@
 @testable import AlertCore
+@testable import AlertModel
 import Foundation
 import HTTPTestSupport
 import Locking
@@ -65,8 +66,8 @@ struct JournalFenceTests {
         let journal = HeldJournal()
         let store = durableStore(journal)
         let answered = Delivered<Bool>()
-        store.perform({ store throws(AlertStoreError) in try store.create(AlertDraft(title: "T")) }) { outcome, failure in
-            answered.add(failure == nil && (try? outcome.get()) != nil)
+        store.write(.create(try prepared("T"), owner: nil, idempotencyKey: nil)) { outcome in
+            answered.add((try? outcome.get()) != nil)
         }
         #expect(answered.all.isEmpty)
         guard case .created(let alert, let event, nil)? = journal.held.first else {
@@ -86,8 +87,8 @@ struct JournalFenceTests {
         let journal = HeldJournal()
         let store = durableStore(journal)
         let created = Delivered<Alert>()
-        store.perform({ store throws(AlertStoreError) in try store.create(AlertDraft(title: "T")) }) { outcome, _ in
-            if let alert = try? outcome.get() { created.add(alert) }
+        store.write(.create(try prepared("T"), owner: nil, idempotencyKey: nil)) { outcome in
+            if let alert = try? outcome.get().alert { created.add(alert) }
         }
         journal.commitAll()
         try await created.wait(for: 1)
@@ -96,8 +97,8 @@ struct JournalFenceTests {
         _ = try await store.whenResolved(alert.id, timeout: .seconds(30)) { woken.add($0) }
         let results = Delivered<Result<AlertResult, AlertStoreError>>()
         for _ in 0..<2 {
-            store.perform({ store throws(AlertStoreError) in try store.answer(alert.id, with: AnswerDraft(choice: .index(0))) }) {
-                outcome, _ in results.add(outcome)
+            store.write(.answer(alert.id, with: AnswerDraft(choice: .index(0)), by: nil)) { outcome in
+                results.add(outcome.map { $0.alert.result! })
             }
         }
         // Both answers have run once the store stops holding the journal's turn for them: the winner's record is
@@ -120,13 +121,14 @@ struct JournalFenceTests {
     func failureStopsWrites() async throws {
         let journal = HeldJournal()
         let store = durableStore(journal)
-        let failures = Delivered<JournalFailure?>()
-        store.perform({ store throws(AlertStoreError) in try store.create(AlertDraft(title: "T")) }) { _, failure in
-            failures.add(failure)
+        let failures = Delivered<AlertStoreError?>()
+        store.write(.create(try prepared("T"), owner: nil, idempotencyKey: nil)) { outcome in
+            if case .failure(let error) = outcome { failures.add(error) } else { failures.add(nil) }
         }
         journal.fail("disk full")
         try await failures.wait(for: 1)
-        #expect(failures.all.first??.reason == "disk full")
+        #expect(failures.all.first??.kind == .unavailable)
+        #expect(failures.all.first??.message.contains("disk full") == true)
         #expect(store.writeFailure?.reason == "disk full")
         let error = await storeError { () async throws(AlertStoreError) in try await store.create(AlertDraft(title: "U")) }
         #expect(error?.kind == .unavailable)

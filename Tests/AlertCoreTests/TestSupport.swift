@@ -1,4 +1,5 @@
 @testable import AlertCore
+@testable import AlertModel
 
 /// Buttons from plain titles, as the seeds pass them.
 func plain(_ titles: String...) -> [ButtonSpec] {
@@ -39,4 +40,18 @@ func draft(_ buttons: [ButtonSpec] = [], title: String = "Question", presenter: 
 func seconds(since start: ContinuousClock.Instant) -> Double {
     let elapsed = ContinuousClock.now - start
     return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+}
+
+extension AlertStore {
+    /// `inline(_:)` for store work that throws: `nil` when the store was busy and `work` did not run.
+    nonisolated func inlineOrBusy<T: Sendable>(
+        _ work: @Sendable (isolated AlertStore) throws(AlertStoreError) -> T
+    ) throws(AlertStoreError) -> T? {
+        try inline { store in Result { () throws(AlertStoreError) -> T in try work(store) } }?.get()
+    }
+}
+
+/// A draft with this title that passed the default rules, for `write(.create(…))`.
+func prepared(_ title: String) throws(AlertStoreError) -> PreparedAlert {
+    try PreparedAlert(AlertDraft(title: title), limits: StoreLimits())
 }

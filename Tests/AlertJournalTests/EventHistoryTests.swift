@@ -1,5 +1,6 @@
 import AlertCore
 import AlertJournal
+import AlertModel
 import Foundation
 import Testing
 

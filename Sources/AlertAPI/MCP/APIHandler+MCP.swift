@@ -1,5 +1,6 @@
 import AlertCore
 import AlertMCP
+import AlertModel
 import JSON
 import MicroHTTP
 

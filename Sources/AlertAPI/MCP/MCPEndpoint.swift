@@ -1,5 +1,6 @@
 import AlertCore
 import AlertMCP
+import AlertModel
 import Locking
 
 /// How `POST /mcp` answers: alertd's flags for it.

@@ -1,5 +1,6 @@
 import AlertCore
 import AlertMCP
+import AlertModel
 import Foundation
 import JSON
 
@@ -30,7 +31,7 @@ struct StoreBackend: AlertBackend {
         }
         let (store, owner) = (self.store, caller.name)
         let created = await withCheckedContinuation { continuation in
-            store.submitCreate(prepared, owner: owner, idempotencyKey: idempotencyKey) { continuation.resume(returning: $0) }
+            store.write(.create(prepared, owner: owner, idempotencyKey: idempotencyKey)) { continuation.resume(returning: $0) }
         }
         switch created {
         case .success(let created): return snapshot(created.alert)
@@ -64,10 +65,10 @@ struct StoreBackend: AlertBackend {
         _ = try readable(alertID)
         let (store, responder) = (self.store, caller.name)
         let dismissed = await withCheckedContinuation { continuation in
-            store.submitDismissal(alertID, by: responder) { continuation.resume(returning: $0) }
+            store.write(.dismiss(alertID, by: responder)) { continuation.resume(returning: $0) }
         }
         switch dismissed {
-        case .success(let alert): return outcome(of: alert)!
+        case .success(let dismissed): return outcome(of: dismissed.alert)!
         case .failure(let error): throw backendError(error, alert: alertID)
         }
     }

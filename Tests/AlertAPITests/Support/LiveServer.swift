@@ -1,9 +1,10 @@
 @testable import AlertAPI
 import AlertCore
+import AlertModel
 import AlertdTestSupport
 import Foundation
-import Testing
 import JSON
+import Testing
 
 /// A real alertd in the test process: on an ephemeral port, driven over real HTTP (`.http`), or without a server,
 /// its requests routed through `AlertdApp.respond(to:)` (`.inProcess`: no port, for the routes' own behaviour).

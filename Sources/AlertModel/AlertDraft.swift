@@ -65,3 +65,47 @@ public struct AlertDraft: Sendable, Equatable {
         self.callback = callback
     }
 }
+
+/// A button as a producer asks for it, before the rules put it in place.
+public struct ButtonSpec: Sendable, Equatable {
+    /// The button's title; 1 to 256 characters.
+    public var title: String
+    /// The style asked for, or `nil` to let the rules choose (`default`, or `cancel` for the left-most button).
+    public var style: ButtonStyle?
+
+    /// Creates a button specification.
+    ///
+    /// - Parameters:
+    ///   - title: The button's title.
+    ///   - style: The style asked for; `nil` lets the rules choose.
+    public init(title: String, style: ButtonStyle? = nil) {
+        self.title = title
+        self.style = style
+    }
+}
+
+/// A text field as a producer asks for it.
+public struct FieldSpec: Sendable, Equatable {
+    /// The initial text, and the value reported when the responder leaves the field alone.
+    public var text: String
+    /// The grey hint shown while the field is empty.
+    public var placeholder: String
+    /// Whether the text is a secret (a password); secret values never appear in lists.
+    public var secure: Bool
+    /// The keyboard a device should show for the field.
+    public var keyboard: KeyboardType
+
+    /// Creates a text field specification.
+    ///
+    /// - Parameters:
+    ///   - text: The initial text; at most 1024 characters.
+    ///   - placeholder: The hint shown while the field is empty; at most 256 characters.
+    ///   - secure: Whether the text is a secret.
+    ///   - keyboard: The keyboard to show.
+    public init(text: String = "", placeholder: String = "", secure: Bool = false, keyboard: KeyboardType = .default) {
+        self.text = text
+        self.placeholder = placeholder
+        self.secure = secure
+        self.keyboard = keyboard
+    }
+}

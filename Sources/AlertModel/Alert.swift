@@ -93,3 +93,111 @@ public struct Alert: Sendable, Equatable {
     /// The button whose style is `cancel`, if any.
     public var cancelButton: AlertButton? { buttons.first { $0.style == .cancel } }
 }
+
+/// Whether an alert still waits for its answer.
+public enum AlertState: String, Sendable {
+    /// Nobody has answered, dismissed or expired it yet.
+    case pending
+    /// It has a result; the result never changes again.
+    case resolved
+}
+
+/// How an alert is presented, as in `UIAlertController.Style`.
+public enum AlertStyle: String, Sendable, CaseIterable {
+    /// A modal alert; the only style that may carry text fields.
+    case alert
+    /// A sheet of actions; never carries text fields.
+    case actionSheet
+}
+
+/// A button of a created alert, after the rules have put it in place.
+public struct AlertButton: Sendable, Equatable {
+    /// The button's position in the alert's `buttons`; an answer names it by this index.
+    public var index: Int
+    /// The button's title.
+    public var title: String
+    /// The button's role.
+    public var style: ButtonStyle
+
+    /// Creates a button.
+    ///
+    /// - Parameters:
+    ///   - index: The position in the alert's `buttons`.
+    ///   - title: The title.
+    ///   - style: The role.
+    public init(index: Int, title: String, style: ButtonStyle) {
+        self.index = index
+        self.title = title
+        self.style = style
+    }
+}
+
+/// The role of a button, as in `UIAlertAction.Style`.
+public enum ButtonStyle: String, Sendable, CaseIterable {
+    /// An ordinary button.
+    case `default`
+    /// The button that declines; an alert has at most one, at index 0.
+    case cancel
+    /// A button that destroys or deletes something.
+    case destructive
+}
+
+/// A text field of a created alert.
+public struct AlertField: Sendable, Equatable {
+    /// The field's position in the alert's `fields`, and of its value in a result's `values`.
+    public var index: Int
+    /// The initial text.
+    public var text: String
+    /// The hint shown while the field is empty.
+    public var placeholder: String
+    /// Whether the text is a secret.
+    public var secure: Bool
+    /// The keyboard to show.
+    public var keyboard: KeyboardType
+
+    /// Creates a text field.
+    ///
+    /// - Parameters:
+    ///   - index: The position in the alert's `fields`.
+    ///   - text: The initial text.
+    ///   - placeholder: The hint shown while the field is empty.
+    ///   - secure: Whether the text is a secret.
+    ///   - keyboard: The keyboard to show.
+    public init(index: Int, text: String, placeholder: String, secure: Bool, keyboard: KeyboardType) {
+        self.index = index
+        self.text = text
+        self.placeholder = placeholder
+        self.secure = secure
+        self.keyboard = keyboard
+    }
+}
+
+/// How the delivery of an alert's result to its `callback` URL is going.
+public struct WebhookDelivery: Sendable, Equatable {
+    /// Where delivery stands.
+    public enum State: String, Sendable {
+        /// Not resolved yet, or resolved and not yet delivered (retrying).
+        case pending
+        /// The receiver answered 2xx.
+        case delivered
+        /// Every attempt failed; no more are made.
+        case failed
+    }
+
+    /// The URL the result is POSTed to.
+    public var url: String
+    /// Where delivery stands.
+    public var state: State = .pending
+    /// Attempts made so far.
+    public var attempts = 0
+    /// Why the last attempt failed, if it did.
+    public var lastError: String?
+    /// When the last attempt was made.
+    public var lastAttemptAt: Date?
+
+    /// A delivery not attempted yet.
+    /// - Parameter url: where to POST the result.
+    public init(url: String) {
+        self.url = url
+    }
+}

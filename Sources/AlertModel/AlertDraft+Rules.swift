@@ -64,3 +64,65 @@ extension AlertDraft {
             + " cancel) and cannot be destructive; mark another button as cancel"
     }
 }
+
+/// The rules of the contract, applied in order; `AlertStore.create(_:)` calls `normalized(limits:)`.
+extension AlertDraft {
+    /// The buttons and fields after the rules, or every problem found.
+    package struct Normalized: Sendable, Equatable {
+        package var buttons: [AlertButton]
+        package var fields: [AlertField]
+    }
+
+    /// Applies the rules in the contract's order, collecting every problem before it gives up.
+    ///
+    /// Pointers in issues refer to positions in the draft as given (before the cancel button moves).
+    ///
+    /// - Parameters:
+    ///   - limits: The size limits to enforce.
+    /// - Throws: `AlertStoreError.invalid` listing every problem.
+    func normalized(limits: StoreLimits) throws(AlertStoreError) -> Normalized {
+        var issues: [FieldIssue] = []
+        let buttons = normalizedButtons(issues: &issues)
+        if style == .actionSheet && !fields.isEmpty {
+            issues.append(FieldIssue(
+                pointer: "/fields",
+                detail: "an action sheet cannot have text fields; use style alert or remove the fields"
+            ))
+        }
+        checkLimits(limits, issues: &issues)
+        checkPolicy(issues: &issues)
+        guard issues.isEmpty else { throw .invalid(issues) }
+        let fields = fields.enumerated().map { index, spec in
+            AlertField(
+                index: index,
+                text: spec.text,
+                placeholder: spec.placeholder,
+                secure: spec.secure,
+                keyboard: spec.keyboard
+            )
+        }
+        return Normalized(buttons: buttons, fields: fields)
+    }
+}
+
+/// A draft that passed the rules, with its normalized buttons and fields and a fresh id: everything about a new alert
+/// that does not need the store, made before taking it so that a create holds the store only to store the alert.
+public struct PreparedAlert: Sendable {
+    /// The draft as the producer gave it (idempotency compares it with a retry's).
+    public let draft: AlertDraft
+    package let normalized: AlertDraft.Normalized
+    /// The id the alert gets unless it is taken (then the store draws another).
+    package let id: AlertID
+
+    /// Applies the rules to `draft` and draws an id.
+    ///
+    /// - Parameters:
+    ///   - draft: The alert as the producer asked for it.
+    ///   - limits: The size limits to enforce (the store's `configuration.limits`).
+    /// - Throws: `AlertStoreError` `invalid` listing every broken rule.
+    public init(_ draft: AlertDraft, limits: StoreLimits) throws(AlertStoreError) {
+        self.draft = draft
+        normalized = try draft.normalized(limits: limits)
+        id = .random()
+    }
+}

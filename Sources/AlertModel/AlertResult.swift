@@ -46,3 +46,39 @@ public struct AlertResult: Sendable, Equatable {
         self.responder = responder
     }
 }
+
+/// How an alert came to be resolved.
+public enum Resolution: String, Sendable, CaseIterable {
+    /// A responder chose a button.
+    case answered
+    /// Its producer withdrew it; it resolved as the cancel button.
+    case dismissed
+    /// Its timeout passed; it resolved as the cancel button.
+    case expired
+}
+
+/// A responder's answer, before the store checks it against the alert.
+public struct AnswerDraft: Sendable, Equatable {
+    /// The button chosen.
+    public var choice: ButtonChoice
+    /// One string per field, in field order; `nil` means each field's initial `text`.
+    public var values: [String]?
+
+    /// Creates an answer.
+    ///
+    /// - Parameters:
+    ///   - choice: The button chosen.
+    ///   - values: One string per field, or `nil` for each field's initial text.
+    public init(choice: ButtonChoice, values: [String]? = nil) {
+        self.choice = choice
+        self.values = values
+    }
+}
+
+/// The button a responder chose.
+public enum ButtonChoice: Sendable, Equatable {
+    /// The button at this index of the alert's `buttons`.
+    case index(Int)
+    /// The first button with exactly this title.
+    case title(String)
+}
