@@ -117,6 +117,21 @@ struct AnswerPolicyTests {
         }
     }
 
+    @Test("tokens file groups: a name's groups are those of all its entries; a bad group names its line")
+    func tokensFileGroups() throws {
+        let tokens = try AccessTokens(parsing: "bob:responder:bob-old-token-000001:ops\nbob:responder:bob-new-token-000002:"
+            + "dba  oncall\nalice:responder:alice-token-0000003", source: "tokens")
+        #expect(tokens.caller(presenting: Substring("bob-old-token-000001").utf8)?.groups == ["ops", "dba", "oncall"])
+        #expect(tokens.caller(presenting: Substring("alice-token-0000003").utf8)?.groups == [])
+        let error = #expect(throws: ConfigurationError.self) {
+            try AccessTokens(parsing: "a:admin:admin-token-00000001\nbob:responder:bob-old-token-000001:ops o/ps",
+                             source: "tokens")
+        }
+        #expect(error?.description.contains("tokens line 2") == true && error?.description.contains("'o/ps'") == true,
+                "\(String(describing: error))")
+        #expect(error?.description.contains("bob-old-token") == false)
+    }
+
     @Test("bad responders, groups or fourEyes are 422 naming the member, and create nothing", arguments: [
         (#"{"message":"x","responders":["alice","no spaces"]}"#, "/responders/1"),
         (#"{"message":"x","responders":["alice","alice"]}"#, "/responders/1"),

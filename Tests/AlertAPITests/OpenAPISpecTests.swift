@@ -94,6 +94,7 @@ struct OpenAPISpecTests {
         "/v1/alerts/{id}/response": ["get", "head", "post"],
         "/v1/events": ["get", "head"],
         "/v1/me": ["get", "head"],
+        "/v1/answers": ["post"],
         "/metrics": ["get", "head"],
         "/mcp": ["post"],
     ]
@@ -114,6 +115,7 @@ struct OpenAPISpecTests {
         ("/openapi.yaml", "get", ["200"]),
         ("/openapi.yaml", "head", ["200"]),
         ("/v1/me", "get", ["200"]),
+        ("/v1/answers", "post", ["200", "400", "413", "422"]),
         ("/v1/me", "head", ["200"]),
         ("/v1/events", "get", ["200", "400", "410", "503"]),
         ("/v1/events", "head", ["200", "400", "410", "503"]),
