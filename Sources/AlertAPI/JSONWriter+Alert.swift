@@ -18,6 +18,7 @@ extension JSONWriter {
         member("presenter"); write(alert.presenter)
         member("owner")
         if let owner = alert.owner { write(owner) } else { writeNull() }
+        write(alert.policy)
         member("animated"); write(alert.animated)
         member("buttons")
         beginArray()
@@ -58,7 +59,6 @@ extension JSONWriter {
         } else {
             writeNull()
         }
-        write(alert.policy)
         endObject()
     }
 

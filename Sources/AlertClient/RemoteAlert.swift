@@ -79,6 +79,9 @@ public struct RemoteAlert: Codable, Sendable, Equatable, Hashable, Identifiable 
         try container.encode(tag, forKey: .tag)
         try container.encode(presenter, forKey: .presenter)
         try container.encode(owner, forKey: .owner)
+        try container.encodeIfPresent(responders, forKey: .responders)
+        try container.encodeIfPresent(groups, forKey: .groups)
+        try container.encodeIfPresent(fourEyes, forKey: .fourEyes)
         try container.encode(animated, forKey: .animated)
         try container.encode(buttons, forKey: .buttons)
         try container.encode(fields, forKey: .fields)
@@ -86,9 +89,6 @@ public struct RemoteAlert: Codable, Sendable, Equatable, Hashable, Identifiable 
         try container.encode(result, forKey: .result)
         try container.encode(createdAt, forKey: .createdAt)
         try container.encode(expiresAt, forKey: .expiresAt)
-        try container.encodeIfPresent(responders, forKey: .responders)
-        try container.encodeIfPresent(groups, forKey: .groups)
-        try container.encodeIfPresent(fourEyes, forKey: .fourEyes)
     }
 
     /// Whether `identity` (`AlertClient.me()`) may answer this alert, by the server's rule: without a name (no
