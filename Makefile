@@ -107,6 +107,8 @@ test: test-deps
 	scripts/generated-client.sh
 	@echo "== MCP (the MCP Python SDK against alertctl mcp and alertctl hook claude-code, with a real alertd)"
 	scripts/mcp-test.sh
+	@echo "== responder's page in headless Chromium (scripts/app_test.py: sign-in, answers, links, --notify)"
+	scripts/app-test.sh
 
 # The crash test of DurabilityTests alone, longer: alertd SIGKILLed N times under load (make test does 20).
 N ?= 500

@@ -65,6 +65,7 @@ let package = Package(
             dependencies: [
                 "MicroHTTP", "AlertCore", "AlertMCP", "AlertModel", "BuildInfo", "JSON", "Locking", "SystemCalls",
             ],
+            exclude: ["App/app.css"],
             plugins: ["EmbedResource"]
         ),
         // Several instances on one PostgreSQL: the database decides every change, each instance's store is a cache.

@@ -27,6 +27,7 @@ case $purpose in
     # DurabilityTests (a newer schema, a full disk); systemd-analyze: scripts/systemd-check.sh.
     test) need tmux command -v tmux; need systemd command -v systemd-analyze; need nginx sh -c 'command -v nginx || test -x /usr/sbin/nginx'
         need curl command -v curl; need sqlite3 command -v sqlite3; need python3 command -v "${PYTHON:-python3}"
+        need chromium command -v chromium; need chromium-driver command -v chromedriver
         need_postgres ;;
     cluster) need nginx sh -c 'command -v nginx || test -x /usr/sbin/nginx'; need curl command -v curl; need_postgres ;;
     release) need_curl_dev ;;

@@ -1,7 +1,8 @@
 import PackagePlugin
 
 /// Embeds the package's top-level `openapi.yaml` into the target as `EmbeddedOpenAPI.text`,
-/// so the server serves exactly the spec that sits in the repository.
+/// so the server serves exactly the spec that sits in the repository; and the responder page's stylesheet
+/// (`Sources/AlertAPI/App/app.css`) as `EmbeddedAppCSS.text`, so the page needs no file beside the binary.
 ///
 /// The command's input is `openapi.yaml` (and, as SwiftPM adds, the tool) and its output the one generated file.
 /// The output lies in the plugin's work directory, which debug and release builds share, and SwiftPM relinks the
@@ -10,16 +11,18 @@ import PackagePlugin
 @main
 struct EmbedResource: BuildToolPlugin {
     func createBuildCommands(context: PluginContext, target: Target) throws -> [Command] {
-        let input = context.package.directoryURL.appending(path: "openapi.yaml")
-        let output = context.pluginWorkDirectoryURL.appending(path: "EmbeddedOpenAPI.swift")
-        return [
-            .buildCommand(
-                displayName: "Embedding openapi.yaml",
-                executable: try context.tool(named: "embed-resource").url,
-                arguments: [input.path, output.path, "EmbeddedOpenAPI"],
+        let tool = try context.tool(named: "embed-resource").url
+        let files = [("openapi.yaml", "EmbeddedOpenAPI"), ("Sources/AlertAPI/App/app.css", "EmbeddedAppCSS")]
+        return files.map { path, symbol in
+            let input = context.package.directoryURL.appending(path: path)
+            let output = context.pluginWorkDirectoryURL.appending(path: "\(symbol).swift")
+            return .buildCommand(
+                displayName: "Embedding \(path)",
+                executable: tool,
+                arguments: [input.path, output.path, symbol],
                 inputFiles: [input],
                 outputFiles: [output]
             )
-        ]
+        }
     }
 }

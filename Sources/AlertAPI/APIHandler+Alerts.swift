@@ -59,8 +59,9 @@ extension APIHandler {
         } catch {
             throw Problem(error)
         }
-        let caller = route.caller
+        let (caller, notifier) = (route.caller, self.notifier)
         return onChange(.create(prepared, owner: caller.name, idempotencyKey: idempotencyKey)) { created in
+            if !created.replayed { notifier?.created(created.alert) }
             var response = HTTPResponse.json(created.replayed ? 200 : 201, alert: created.alert, for: caller)
             response.headers.add("Location", "/v1/alerts/\(created.alert.id.rawValue)")
             if created.replayed { response.headers.add("Idempotent-Replayed", "true") }

@@ -42,7 +42,27 @@ extension APIHandler {
         Route("/mcp", [
             .post(.mcp) { handler, route throws(Problem) in try handler.mcp(route) },
         ]),
+    ] + pageRoutes
+
+    /// The responder's page (APIHandler+App.swift): no bearer token; its session cookie is checked inside.
+    static let pageRoutes: [Route] = [
+        Route("/app", [.get(.readPublic) { handler, route in handler.appHome(route) }]),
+        Route("/app/app.css", [.get(.readPublic) { handler, route in handler.appStyles(route) }]),
+        Route("/app/sign-in", [.post(.readPublic) { handler, route in handler.appSignIn(route) }]),
+        Route("/app/sign-out", [.post(.readPublic) { handler, route in handler.appSignOut(route) }]),
+        Route("/app/link", [
+            .get(.readPublic) { handler, route in handler.appLink(route) },
+            .post(.readPublic) { handler, route in handler.appUseLink(route) },
+        ]),
+        Route("/app/answer", [.post(.readPublic) { handler, route throws(Problem) in try handler.appLinkAnswer(route) }]),
+        Route("/app/alerts/{id}", [.get(.readPublic) { handler, route in handler.appAlert(route) }]),
+        Route("/app/alerts/{id}/response", [.post(.readPublic) { handler, route in handler.appAnswer(route) }]),
     ]
+
+    /// Whether `path` is the responder page's (`/app`, `/app/…`), whose forms post to the alertd that served them.
+    static func isPagePath(_ path: String) -> Bool {
+        path == "/app" || path.hasPrefix("/app/")
+    }
 
     /// The metrics and log label of a path no route matches.
     static let unknownRoute = "unknown"

@@ -18,6 +18,10 @@ public struct APIHandler: HTTPHandler {
     let tokens: LiveTokens
     /// Keeps web pages out of an open alertd; nil when tokens are configured.
     let browsers: BrowserGuard?
+    /// Sessions, CSRF tokens and single-alert links of the responder's page (`/app`).
+    var pages = PageAccess(key: .ephemeral())
+    /// Told of every alert this instance creates (`--notify`); nil without targets.
+    var notifier: Notifier? = nil
     /// Waiting requests per client (token name or address), and their limit.
     var waits = ClientWaits(limit: 0)
     /// Bodies of woken long-polls, shared by the waiters woken with the same alert.
@@ -44,7 +48,7 @@ public struct APIHandler: HTTPHandler {
     private func answer(_ request: HTTPRequest, on match: (route: Route, id: AlertID)?) -> (HTTPReply, Caller?) {
         if let browsers {
             do throws(Problem) {
-                try browsers.check(request.headers)
+                try browsers.check(request.headers, allowingSameOrigin: Self.isPagePath(request.path))
             } catch {
                 return (.response(error.response), nil)
             }
@@ -119,15 +123,20 @@ extension APIHandler {
     ///   - journalGauges: the journal's WAL size and failed state for `/metrics`; `nil` when memory only.
     ///   - clusterGauges: the cluster's counts and reachability for `/metrics`; `nil` without a cluster.
     ///   - mcp: how `POST /mcp` answers.
+    ///   - pages: the page's sessions, and the key of its links and CSRF tokens (`PageKey`).
+    ///   - notifier: told of every new alert (`--notify`).
     public init(store: AlertStore, metrics: Metrics, log: AccessLog, webhooks: WebhookPolicy, keepAlive: Duration,
                 tokens: LiveTokens, allowedOrigins: [String], allowedHosts: [String], listenHost: String,
                 waitsPerClient: Int, journalGauges: (@Sendable () -> JournalGauges)?,
-                clusterGauges: (@Sendable () -> AuthorityStatistics)?, mcp: MCPOptions = MCPOptions()) {
+                clusterGauges: (@Sendable () -> AuthorityStatistics)?, mcp: MCPOptions = MCPOptions(),
+                pages: PageAccess? = nil, notifier: Notifier? = nil) {
         let browsers = tokens.isOpen
             ? BrowserGuard(origins: allowedOrigins, hosts: allowedHosts, listenHost: listenHost) : nil
         self.init(store: store, metrics: metrics, log: log, webhooks: webhooks, keepAlive: keepAlive, tokens: tokens,
                   browsers: browsers, waits: ClientWaits(limit: waitsPerClient), journalGauges: journalGauges,
                   clusterGauges: clusterGauges,
                   mcp: MCPEndpoint(store: store, options: mcp, version: BuildInfo.version, origins: allowedOrigins))
+        if let pages { self.pages = pages }
+        self.notifier = notifier
     }
 }

@@ -128,6 +128,16 @@ public struct AccessTokens: Sendable {
         return found
     }
 
+    /// Whether `name` has a token whose role may answer alerts.
+    public func hasResponder(named name: String) -> Bool {
+        caller(named: name)?.role.may(.answer) == true
+    }
+
+    /// The caller of the name's tokens; nil when no token has that name.
+    func caller(named name: String) -> Caller? {
+        entries.first { $0.caller.name == name }?.caller
+    }
+
     /// Constant-time equality: always walks all of `secret`.
     private static func matches(_ secret: [UInt8], _ presented: [UInt8]) -> Bool {
         var difference: UInt8 = secret.count == presented.count ? 0 : 1

@@ -30,9 +30,12 @@ public struct BrowserGuard: Sendable {
         self.hosts = Set((hosts + [listenHost]).map { Self.hostName(Substring($0)) })
     }
 
+    /// - Parameter allowingSameOrigin: let an `Origin` that names the request's own `Host` through (the responder's
+    ///   page posts its forms to the alertd that served it; the `Host` check still applies).
     /// - Throws: `Problem` 403 (`origin-not-allowed`, `host-not-allowed`) for a request a web page may have sent.
-    func check(_ headers: HTTPHeaders) throws(Problem) {
-        if let origin = headers["origin"], !origins.contains(Self.normalizedOrigin(origin)) {
+    func check(_ headers: HTTPHeaders, allowingSameOrigin: Bool = false) throws(Problem) {
+        if let origin = headers["origin"], !origins.contains(Self.normalizedOrigin(origin)),
+           !(allowingSameOrigin && headers["host"].map({ Self.normalizedOrigin(origin) == "http://" + $0.lowercased() }) == true) {
             throw .alertd(403, "origin-not-allowed", "Origin not allowed", detail: """
                 requests from web pages are refused: Origin '\(origin.prefix(256))' is not allowed (alertd runs \
                 without access tokens; allow an origin with --allow-origin)

@@ -22,6 +22,11 @@ public final class LiveTokens: Sendable {
         return tokens.caller(presenting: token)
     }
 
+    /// The caller `name` is, while the tokens in force give that name a token; nil when none does.
+    func caller(named name: String) -> Caller? {
+        current.withLock { $0 }.caller(named: name)
+    }
+
     /// Serves with `tokens` from the next request on; requests already authenticated keep their caller.
     /// - Returns: false, changing nothing, when `tokens` is empty or alertd runs open.
     public func replace(with tokens: AccessTokens) -> Bool {

@@ -19,6 +19,7 @@ public final class Metrics: Sendable {
         var openStreams = 0
         var droppedStreams: UInt64 = 0
         var webhookDeliveries: [String: UInt64] = [:]
+        var notifyDeliveries: [String: UInt64] = [:]
         /// Answers by responder name (`""` without tokens); bounded, as names come from the configured tokens.
         var answersByResponder: [String: UInt64] = [:]
         /// The journal's commits, or the cluster's transactions: how long each took, and how many store turns (journal)
@@ -72,6 +73,11 @@ public final class Metrics: Sendable {
         state.withLock { $0.droppedStreams += 1 }
     }
 
+    /// A `--notify` delivery attempt ended with `outcome` (`delivered`, `retry`, `failed`, `dropped`).
+    func notify(_ outcome: String) {
+        state.withLock { $0.notifyDeliveries[outcome, default: 0] += 1 }
+    }
+
     /// A webhook delivery attempt ended with `outcome` (`delivered`, `retry`, `failed`).
     func webhook(_ outcome: String) {
         state.withLock { $0.webhookDeliveries[outcome, default: 0] += 1 }
@@ -120,6 +126,10 @@ public final class Metrics: Sendable {
         family("alertd_webhook_deliveries_total", "counter", "Webhook delivery attempts, by outcome.",
                ["delivered", "retry", "failed"].map {
                    "alertd_webhook_deliveries_total{outcome=\"\($0)\"} \(state.webhookDeliveries[$0] ?? 0)"
+               })
+        family("alertd_notify_deliveries_total", "counter", "Push (--notify) delivery attempts, by outcome.",
+               ["delivered", "retry", "failed", "dropped"].map {
+                   "alertd_notify_deliveries_total{outcome=\"\($0)\"} \(state.notifyDeliveries[$0] ?? 0)"
                })
         family("alertd_build_info", "gauge", "Always 1: what runs, alertd's version and git revision, and the "
                    + "libmicrohttpd this process loaded.",

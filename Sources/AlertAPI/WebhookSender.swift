@@ -28,7 +28,7 @@ public final class WebhookSender: Sendable {
     private let store: AlertStore
     private let metrics: Metrics
     private let log: AccessLog
-    private let schedule: Schedule
+    let schedule: Schedule
     /// Where deliveries may connect.
     private let policy: WebhookPolicy
     private let gate: DeliveryGate
@@ -149,10 +149,17 @@ public final class WebhookSender: Sendable {
 
     /// One attempt: `.some(nil)` when the receiver answered 2xx, `.some(why)` when not, nil when stopped first.
     private func post(_ body: [UInt8], to url: CallbackURL, id: AlertID, attempt: Int) async -> Failure?? {
+        await post(body, to: url, headers: [("X-Alertd-Alert", id.rawValue),
+                                            ("X-Alertd-Delivery-Attempt", String(attempt))], policy: policy)
+    }
+
+    /// One JSON POST through this sender's connection slots and clients (the notifier's too): `.some(nil)` when the
+    /// receiver answered 2xx, `.some(why)` when not, nil when stopped first.
+    func post(_ body: [UInt8], to url: CallbackURL, headers extra: [(String, String)],
+              policy: WebhookPolicy) async -> Failure?? {
         let key = url.text
         guard await gate.enter(key) else { return nil }
-        let headers = [("Content-Type", "application/json"), ("User-Agent", BuildInfo.userAgent),
-                       ("X-Alertd-Alert", id.rawValue), ("X-Alertd-Delivery-Attempt", String(attempt))]
+        let headers = [("Content-Type", "application/json"), ("User-Agent", BuildInfo.userAgent)] + extra
         let outcome: Result<Int, HTTPExchange.Failure>
         switch url.scheme {
         case .http:

@@ -3,6 +3,7 @@ import AlertCluster
 import AlertCore
 import AlertJournal
 import AlertModel
+import Foundation
 import Locking
 import MicroHTTP
 
@@ -36,6 +37,8 @@ public final class AlertdApp: Sendable {
     private let sink: LogSink?
     /// Held here, not by the relay: the store holds the relay and the sender holds the store.
     private let webhooks: WebhookSender
+    /// Pushes new alerts to `--notify` targets; nil without any.
+    private let notifier: Notifier?
     /// The tokens in force; `reloadTokens()` replaces them.
     private let tokens: LiveTokens
     private let log: AccessLog
@@ -119,11 +122,28 @@ public final class AlertdApp: Sendable {
             }
         }
         authority?.start(feeding: store) { relay.forward($0) }
+        let pages = PageAccess(key: try Self.pageKey(configuration, log: log),
+                               linkLifetime: TimeInterval(configuration.linkLifetime.components.seconds))
+        let outbox = try configuration.notifyTargets.isEmpty ? nil
+            : configuration.dataDirectory.map { directory throws(ConfigurationError) in
+                try NotifyOutbox(directory: directory)
+            }
+        let notifier = configuration.notifyTargets.isEmpty ? nil : Notifier(
+            targets: configuration.notifyTargets, sender: sender, pages: pages,
+            publicURL: configuration.publicURL, responder: configuration.notifyResponder,
+            tokensOpen: configuration.tokens.isEmpty, metrics: metrics, log: log, outbox: outbox)
+        self.notifier = notifier
+        if let name = configuration.notifyResponder, !configuration.tokens.isEmpty,
+           !configuration.tokens.hasResponder(named: name) {
+            log.event("warn", "--notify-responder names no token that may answer: notifications' links will be refused",
+                      ["responder": name])
+        }
         handler = APIHandler(store: store, metrics: metrics, log: log, webhooks: configuration.webhooks,
                              keepAlive: configuration.eventKeepAlive, tokens: tokens,
                              allowedOrigins: configuration.allowedOrigins, allowedHosts: configuration.allowedHosts,
                              listenHost: configuration.http.host, waitsPerClient: configuration.waitsPerClient,
-                             journalGauges: gauges, clusterGauges: clusterGauges, mcp: configuration.mcp)
+                             journalGauges: gauges, clusterGauges: clusterGauges, mcp: configuration.mcp,
+                             pages: pages, notifier: notifier)
         var http = configuration.http
         http.reservedDescriptors += outbound
         do {
@@ -133,6 +153,9 @@ public final class AlertdApp: Sendable {
             authority?.stop()
             throw error
         }
+        notifier?.serving(at: url)
+        // Notifications a restart interrupted go out again (at least once).
+        if let notifier, let outbox { notifier.resend(outbox.outstanding.compactMap { store.snapshot(of: $0) }) }
         if let server { metrics.observeUnreadBytes { [weak server] in server?.unreadResponseBytes ?? 0 } }
         // Restored alerts whose timeout passed meanwhile expire now, and deliveries not yet done start again.
         store.run({ store in store.resume() }, then: { _ in })
@@ -140,6 +163,20 @@ public final class AlertdApp: Sendable {
             log.event("warn", "serving without access tokens on a non-loopback address (--insecure)",
                       ["host": configuration.http.host])
         }
+    }
+
+    /// The key of the responder page's links and CSRF tokens: kept in the data dir; this process's own in memory;
+    /// in a cluster a process key that signs no links (instances share no secret yet), which the log says.
+    private static func pageKey(_ configuration: AlertdConfiguration, log: AccessLog) throws -> PageKey {
+        if configuration.database != nil {
+            if !configuration.tokens.isEmpty {
+                log.event("info", "single-alert links are off in a cluster: responders sign in to /app with a token",
+                          ["reason": "the instances share no link key"])
+            }
+            return .ephemeral(signsLinks: false)
+        }
+        guard let directory = configuration.dataDirectory else { return .ephemeral() }
+        return try PageKey.stored(in: directory)
     }
 
     /// Reads the tokens file again and serves with its tokens (and those of `ALERTD_TOKENS`) from the next request
@@ -197,6 +234,7 @@ public final class AlertdApp: Sendable {
         server?.beginDraining()
         await store.shutdown()
         await server?.shutdown(grace: configuration.shutdownGrace)
+        notifier?.stop()
         webhooks.stop()
         authority?.stop()
         journal?.close()

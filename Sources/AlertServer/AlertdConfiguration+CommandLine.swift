@@ -69,6 +69,18 @@ extension AlertdConfiguration {
         String(duration.components.seconds)
     }
 
+    /// Comma-separated push targets, each one `parse` reads, added to those given before.
+    private static func notifyTargets(
+        _ parse: @escaping @Sendable (String) -> NotifyTarget?
+    ) -> @Sendable (inout AlertdConfiguration, String) throws(ConfigurationError) -> Bool {
+        { configuration, text in
+            let targets = text.split(separator: ",").map { parse(String($0)) }
+            guard !targets.isEmpty, targets.allSatisfy({ $0 != nil }) else { return false }
+            configuration.notifyTargets += targets.compactMap { $0 }
+            return true
+        }
+    }
+
     /// A comma-separated list, each item trimmed and valid, at least one.
     private static func list(
         _ isValid: @escaping @Sendable (String) -> Bool,
@@ -196,6 +208,31 @@ extension AlertdConfiguration {
                 default: defaults.insecure ? "on" : "off", takesValue: false) {
             guard $1 == "on" || $1 == "off" else { return false }
             $0.insecure = $1 == "on"
+            return true
+        },
+        Setting("--notify", "ALERTD_NOTIFY",
+                "push every new alert to an ntfy topic URL (http[s]://host/TOPIC); repeatable, or comma-separated",
+                default: "none", apply: notifyTargets(NotifyTarget.ntfy)),
+        Setting("--notify-webhook", "ALERTD_NOTIFY_WEBHOOK",
+                "POST every new alert, its link and answer links as JSON to this URL; repeatable, or comma-separated",
+                default: "none", apply: notifyTargets(NotifyTarget.webhook)),
+        Setting("--notify-responder", "ALERTD_NOTIFY_RESPONDER",
+                "the responder (a token's name) that notifications' single-alert links sign in as", default: "none") {
+            // A token's name: [A-Za-z0-9._-]{1,64}, as the tokens file takes it.
+            guard (1...64).contains($1.count),
+                  $1.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "._-".contains($0)) }) else { return false }
+            $0.notifyResponder = $1
+            return true
+        },
+        Setting("--link-lifetime", "ALERTD_LINK_LIFETIME",
+                "how long a notification's single-alert and answer links work (each once), \(durationHelp)",
+                default: seconds(defaults.linkLifetime),
+                apply: duration(1...(30 * 86400)) { $0.linkLifetime = .seconds($1) }),
+        Setting("--public-url", "ALERTD_PUBLIC_URL",
+                "the base URL a phone reaches alertd at (behind a proxy), for the links in notifications",
+                default: "http://HOST:PORT") {
+            guard BrowserGuard.isOrigin($1) else { return false }
+            $0.publicURL = $1
             return true
         },
         Setting("--shutdown-grace", "ALERTD_SHUTDOWN_GRACE",

@@ -43,6 +43,15 @@ public struct AlertdConfiguration: Sendable {
     /// `POST /mcp`: whether secure values reach the agent, and how often a waiting call reports progress.
     public var mcp = MCPOptions()
 
+    /// Where every new alert is pushed (`--notify`, `--notify-webhook`).
+    public var notifyTargets: [NotifyTarget] = []
+    /// The responder that notifications' links name (`--notify-responder`); nil: links need a sign-in.
+    public var notifyResponder: String?
+    /// The base URL of links in notifications (`--public-url`); nil: alertd's own address.
+    public var publicURL: String?
+    /// How long single-alert links stay usable (`--link-lifetime`).
+    public var linkLifetime: Duration = .seconds(24 * 3600)
+
     /// The defaults: 127.0.0.1:8080 and the limits in `docs/DESIGN.md`.
     public init() {}
 }

@@ -26,6 +26,9 @@ public struct HTTPRequest: Sendable {
     public var body: [UInt8]
     /// The client's IP address as text (`127.0.0.1`, `::1`); nil when unknown.
     public var clientAddress: String?
+    /// Whether the connection's peer is one of the trusted proxies (`HTTPServerConfiguration.trustedProxies`), whose
+    /// forwarding headers (`X-Forwarded-For`, `X-Forwarded-Proto`) are believed.
+    public var viaTrustedProxy = false
     /// The transport's state of the request, for `onFinish` and `addResponseHeader`; nil when not from a server.
     let context: ConnectionContext?
     /// The same for a request answered in this process (`HTTPHandler.respond(to:)`); nil from a server.

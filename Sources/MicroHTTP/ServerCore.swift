@@ -168,7 +168,7 @@ final class ServerCore: Sendable {
     private func dispatch(_ request: ConnectionContext) -> MHD_Result {
         let connection = request.connection
         let headers = headers(of: connection)
-        let message = HTTPRequest(
+        var message = HTTPRequest(
             method: request.method,
             path: request.path,
             query: query(of: connection),
@@ -177,6 +177,7 @@ final class ServerCore: Sendable {
             clientAddress: HTTPRequest.client(peer: request.client, headers: headers, trustedProxies: trustedProxies),
             context: request
         )
+        message.viaTrustedProxy = request.client.map(trustedProxies.contain) ?? false
         request.body = []
         return perform(handler.handle(message), for: request)
     }

@@ -97,6 +97,14 @@ struct OpenAPISpecTests {
         "/v1/answers": ["post"],
         "/metrics": ["get", "head"],
         "/mcp": ["post"],
+        "/app": ["get", "head"],
+        "/app/app.css": ["get", "head"],
+        "/app/sign-in": ["post"],
+        "/app/sign-out": ["post"],
+        "/app/link": ["get", "head", "post"],
+        "/app/answer": ["post"],
+        "/app/alerts/{id}": ["get", "head"],
+        "/app/alerts/{id}/response": ["post"],
     ]
 
     /// Status codes the server can answer, per operation.
@@ -122,6 +130,14 @@ struct OpenAPISpecTests {
         ("/metrics", "get", ["200"]),
         ("/metrics", "head", ["200"]),
         ("/mcp", "post", ["200", "202", "400", "401", "403", "406", "413", "415", "429"]),
+        ("/app", "get", ["200", "403"]),
+        ("/app/sign-in", "post", ["303", "401", "403", "415"]),
+        ("/app/sign-out", "post", ["303", "403", "415"]),
+        ("/app/link", "get", ["200", "403"]),
+        ("/app/link", "post", ["303", "403", "415"]),
+        ("/app/answer", "post", ["200", "403", "404", "409", "422", "503"]),
+        ("/app/alerts/{id}", "get", ["200", "403", "404", "503"]),
+        ("/app/alerts/{id}/response", "post", ["200", "403", "404", "409", "415", "422", "503"]),
     ]
 
     func outline() throws -> OpenAPIOutline {

@@ -36,6 +36,8 @@ struct RouteTableTests {
             "/v1/me": "GET, HEAD", "/v1/answers": "POST",
             "/v1/alerts": "GET, HEAD, POST", "/v1/alerts/{id}": "GET, HEAD, DELETE",
             "/v1/alerts/{id}/response": "GET, HEAD, POST", "/mcp": "POST",
+            "/app": "GET, HEAD", "/app/app.css": "GET, HEAD", "/app/link": "GET, HEAD, POST", "/app/alerts/{id}": "GET, HEAD",
+            "/app/sign-in": "POST", "/app/sign-out": "POST", "/app/answer": "POST", "/app/alerts/{id}/response": "POST",
         ])
         for route in APIHandler.routes {
             #expect(route.endpoint(for: "HEAD")?.method == (route.endpoint(for: "GET") == nil ? nil : "GET"))

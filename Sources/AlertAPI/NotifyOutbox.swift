@@ -1,0 +1,88 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import AlertCore
+import AlertModel
+import Locking
+
+/// The notifications not yet done, in the data dir (`notify-outbox`), so that a restart sends them again: at least
+/// once across a restart. A line `+ID` when an alert's notifications start, `-ID` once every target has had its
+/// last attempt; at start the file is read, compacted to the alerts still outstanding, and those still pending
+/// are notified again (a target may then get one twice). Written with `write(2)` in append mode and not synced:
+/// it survives alertd being killed, not the machine losing power between a create and its notification.
+public final class NotifyOutbox: Sendable {
+    private let path: String
+    private let descriptor: Lock<Int32>
+    /// The alerts outstanding when alertd started, oldest first.
+    public let outstanding: [AlertID]
+
+    /// Reads and compacts `directory/notify-outbox`, made when missing.
+    /// - Throws: `ConfigurationError` when it cannot be made, read or rewritten.
+    public init(directory: String) throws(ConfigurationError) {
+        path = directory + "/notify-outbox"
+        var waiting: [String] = []
+        var seen = Set<String>()
+        if let text = Self.contents(of: path) {
+            for line in text.split(separator: "\n") where line.count > 1 {
+                let id = String(line.dropFirst())
+                if line.first == "+", seen.insert(id).inserted {
+                    waiting.append(id)
+                } else if line.first == "-", seen.remove(id) != nil {
+                    waiting.removeAll { $0 == id }
+                }
+            }
+        }
+        outstanding = waiting.map { AlertID(rawValue: $0) }
+        let compacted = waiting.map { "+\($0)\n" }.joined()
+        let partial = path + ".partial"
+        let made = open(partial, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0o600)
+        guard made >= 0 else { throw Self.failure(partial, "cannot write") }
+        let bytes = Array(compacted.utf8)
+        let written = bytes.withUnsafeBytes { write(made, $0.baseAddress, $0.count) }
+        fsync(made)
+        close(made)
+        guard written == bytes.count, rename(partial, path) == 0 else { throw Self.failure(path, "cannot write") }
+        let appending = open(path, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOFOLLOW)
+        guard appending >= 0 else { throw Self.failure(path, "cannot open") }
+        descriptor = Lock(appending)
+    }
+
+    deinit {
+        descriptor.withLock { _ = close($0) }
+    }
+
+    /// The alert's notifications started.
+    func started(_ id: AlertID) {
+        append("+\(id.rawValue)\n")
+    }
+
+    /// Every target had its last attempt at the alert's notification.
+    func finished(_ id: AlertID) {
+        append("-\(id.rawValue)\n")
+    }
+
+    private func append(_ line: String) {
+        let bytes = Array(line.utf8)
+        descriptor.withLock { fd in _ = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) } }
+    }
+
+    private static func contents(of path: String) -> String? {
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var bytes: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            guard count > 0 else { break }
+            bytes += buffer.prefix(count)
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    private static func failure(_ path: String, _ what: String) -> ConfigurationError {
+        ConfigurationError(description: "\(path): \(what) the notification outbox (\(String(cString: strerror(errno))))")
+    }
+}
