@@ -97,6 +97,8 @@ def main():
               f"p99 {percentile(answers, 0.99):.2f} ms; the result after the answer's response: "
               f"p50 {statistics.median(after):.2f} ms, p99 {percentile(after, 0.99):.2f} ms")
         print(f"  load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
+        # One line for bench/run.sh (key=value).
+        print(f"MCP_STDIO asks={asks} p50={statistics.median(latencies):.2f} p99={percentile(latencies, 0.99):.2f}")
     finally:
         mcp.stdin.close()
         mcp.wait(timeout=10)

@@ -261,12 +261,13 @@ async def main():
     parser.add_argument("--calls", type=int, default=1000)
     parser.add_argument("--runs", type=int, default=200)
     options = parser.parse_args()
-    figures = {}
+    figures, last_ms, p50, p99 = {}, {}, {}, {}
     for kind in ("longpoll", "ask"):
         server = Server(options.alertd)
         try:
             before, during, last = await hold(server, kind, options.calls)
             figures[kind] = (during - before) / options.calls
+            last_ms[kind] = last * 1000
             print(f"{kind:8}: {options.calls} waiting: RSS {before / 1024:.1f} -> {during / 1024:.1f} MB, "
                   f"{figures[kind]:.2f} kB per waiting call; answer -> last result {last * 1000:.0f} ms", flush=True)
         finally:
@@ -278,8 +279,15 @@ async def main():
             latencies = await one_by_one(server, kind, options.runs)
         finally:
             server.stop()
-        print(f"{kind:8}: answer -> result over {options.runs} calls: p50 {statistics.median(latencies):.2f} ms, "
-              f"p99 {percentile(latencies, 99):.2f} ms, max {max(latencies):.2f} ms", flush=True)
+        p50[kind], p99[kind] = statistics.median(latencies), percentile(latencies, 99)
+        print(f"{kind:8}: answer -> result over {options.runs} calls: p50 {p50[kind]:.2f} ms, "
+              f"p99 {p99[kind]:.2f} ms, max {max(latencies):.2f} ms", flush=True)
+    # One line for bench/run.sh (key=value).
+    print(f"MCP_LOAD calls={options.calls} runs={options.runs} ask_kb={figures['ask']:.2f} "
+          f"longpoll_kb={figures['longpoll']:.2f} ratio={figures['ask'] / figures['longpoll']:.2f} "
+          f"ask_last_ms={last_ms['ask']:.0f} longpoll_last_ms={last_ms['longpoll']:.0f} "
+          f"ask_p50={p50['ask']:.2f} ask_p99={p99['ask']:.2f} longpoll_p50={p50['longpoll']:.2f} "
+          f"longpoll_p99={p99['longpoll']:.2f}")
 
 
 if __name__ == "__main__":

@@ -24,6 +24,9 @@
 #                   POST /v1/alerts against the baseline, and POST /v1/alerts durable against memory-only; printed and
 #                   kept in bench/results/<date>-<sha>-store.txt, docs/PERFORMANCE.md left alone
 #   BENCH_CLUSTER_WAITERS  long-polls, and event streams, held on one instance for the cluster rows (default 5000)
+#   BENCH_ONLY=mcp  only the MCP rows (issue 25, bench/mcp.sh; about 2 minutes): bench/results/<date>-<sha>-mcp.txt
+#                   and the "MCP" section of docs/PERFORMANCE.md
+#   BENCH_MCP_CALLS, BENCH_MCP_RUNS  asks held waiting at once (default 1000), asks timed one by one (default 200)
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -52,14 +55,14 @@ if ! [[ "$RESTARTS" =~ ^[0-9]+$ ]] || ((RESTARTS < 1)); then
 fi
 DATA_PARENT=${BENCH_DATA_PARENT:-$ROOT/.build}
 ONLY=${BENCH_ONLY:-}
-if [[ -n "$ONLY" && "$ONLY" != cluster && "$ONLY" != store ]]; then
-    echo "bench: BENCH_ONLY must be empty (everything), cluster or store" >&2
+if [[ -n "$ONLY" && "$ONLY" != cluster && "$ONLY" != store && "$ONLY" != mcp ]]; then
+    echo "bench: BENCH_ONLY must be empty (everything), cluster, store or mcp" >&2
     exit 2
 fi
 STARTED=$SECONDS
 
 command -v swift >/dev/null 2>&1 || PATH=$PATH:/opt/swift/usr/bin
-for tool in swift wrk cc curl pkg-config; do
+for tool in swift wrk cc curl pkg-config python3; do
     command -v "$tool" >/dev/null 2>&1 || { echo "bench: $tool not found (Debian: apt-get install wrk curl gcc pkg-config)" >&2; exit 1; }
 done
 
@@ -446,6 +449,29 @@ if [[ "$ONLY" == cluster ]]; then
 fi
 
 ###############################################################################
+# MCP (issue 25): bench/mcp.sh. Alone with BENCH_ONLY=mcp, else after the cluster rows.
+# shellcheck source=bench/mcp.sh
+source bench/mcp.sh
+
+if [[ "$ONLY" == mcp ]]; then
+    run_mcp_rows "BENCH_ONLY=mcp bench/run.sh"
+    echo
+    cat "$WORK/mcp.md"
+    mkdir -p bench/results
+    RESULT=bench/results/$(date -u +%Y-%m-%d)-$SHA-mcp.txt
+    n=2
+    while [[ -e "$RESULT" ]]; do RESULT=bench/results/$(date -u +%Y-%m-%d)-$SHA-mcp-$n.txt; n=$((n + 1)); done
+    { cat "$WORK/mcp.md"; echo; echo "== log"; cat "$LOG"; } >"$RESULT"
+    echo "results: $RESULT"
+    if [[ "${BENCH_NO_DOCS:-0}" != 1 ]]; then
+        replace_block mcp "$WORK/mcp.md"
+        echo "docs: wrote the MCP section of $DOC"
+    fi
+    echo "bench (MCP rows only): done in $((SECONDS - STARTED)) s"
+    exit 0
+fi
+
+###############################################################################
 # Rates: the baseline and alertd run side by side, each alertd figure right after its baseline
 # figure, so that load from elsewhere on the machine hits both alike.
 say "== rates: baseline (C, libmicrohttpd $MHD_VERSION, same flags, 2 threads) on port $BPORT, alertd on port $APORT"
@@ -695,6 +721,7 @@ stop_server "$DURABLE_PID"
 rm -rf "$BIG_DIR"
 
 run_cluster_rows "make bench"
+run_mcp_rows "make bench"
 
 ###############################################################################
 ELAPSED=$((SECONDS - STARTED))
@@ -785,6 +812,8 @@ cat "$DURABLE_TABLE"
 echo
 cat "$WORK/cluster.md"
 echo
+cat "$WORK/mcp.md"
+echo
 
 mkdir -p bench/results
 RESULT=bench/results/$DATE-$SHA.txt
@@ -796,6 +825,10 @@ while [[ -e "$RESULT" ]]; do RESULT=bench/results/$DATE-$SHA-$n.txt; n=$((n + 1)
     echo "Cluster: three alertd on one PostgreSQL against one alertd --data-dir."
     echo
     cat "$WORK/cluster.md"
+    echo
+    echo "MCP: ask over stdio and over /mcp; 1,000 waiting asks against 1,000 long-polls."
+    echo
+    cat "$WORK/mcp.md"
     echo
     echo "== log"
     cat "$LOG"
@@ -820,6 +853,7 @@ EOF
     grep -q '<!-- bench:latest:start -->' "$DOC" || echo "docs: $DOC has no <!-- bench:latest:start/end --> markers; not updated" >&2
     replace_block latest "$SECTION"
     replace_block cluster "$WORK/cluster.md"
-    echo "docs: wrote the Latest and Cluster sections of $DOC"
+    replace_block mcp "$WORK/mcp.md"
+    echo "docs: wrote the Latest, Cluster and MCP sections of $DOC"
 fi
 echo "make bench: done in $((SECONDS - STARTED)) s"

@@ -7,32 +7,39 @@ enum AlertTools {
         "idempotencyKey",
     ]
 
-    @Sendable static func ask(_ arguments: JSONObject, _ context: ToolContext) async -> JSONValue {
+    /// Creates the alert, then waits for its Result with no bound (the transport carries out the wait).
+    @Sendable static func ask(_ arguments: JSONObject, _ context: ToolContext) async -> ToolStep<JSONValue> {
         let draft: AlertDraftInput
         let key: String?
         do {
             (draft, key) = try readDraft(arguments)
         } catch {
-            return ToolResult.failure(error.message)
+            return .done(ToolResult.failure(error.message))
         }
         let alert: AlertSnapshot
         do {
             alert = try await context.backend.create(draft, idempotencyKey: key)
         } catch {
-            return ToolResult.failure("alertd did not create the alert: \(error.reason)")
+            return .done(ToolResult.failure("alertd did not create the alert: \(error.reason)"))
         }
-        do {
-            let outcome = try await context.waitForResult(alert)
-            return ToolResult.success(Shapes.answer(alert, outcome, reveal: context.options.revealSecure))
-        } catch {
-            if error.kind == .cancelled {
-                await context.withdrawAfterCancel(alert.id)
-                return ToolResult.failure("cancelled; alert \(alert.id) was withdrawn")
+        // What the wait keeps, for as long as the person takes: the id and the fields, not the whole alert.
+        let (id, fields, reveal, withdraw) = (alert.id, alert.fields, context.options.revealSecure, context.withdrawal)
+        return await context.waiting(for: alert, until: nil) { waited in
+            switch waited {
+            case .success(let outcome?):
+                return ToolResult.success(Shapes.answer(id, fields, outcome, reveal: reveal))
+            case .failure(let error) where error.kind == .cancelled:
+                await withdraw(id)
+                return ToolResult.failure("cancelled; alert \(id) was withdrawn")
+            case .failure(let error):
+                return ToolResult.failure(
+                    "alert \(id) was created, but waiting for its answer failed: \(error.reason). "
+                        + "Call wait with id \(id) to go on waiting."
+                )
+            case .success(nil):
+                // Not reached: a wait without a deadline ends resolved (`ToolContext.waiting`).
+                return ToolResult.failure("alert \(id) is still pending. Call wait with id \(id).")
             }
-            return ToolResult.failure(
-                "alert \(alert.id) was created, but waiting for its answer failed: \(error.reason). "
-                    + "Call wait with id \(alert.id) to go on waiting."
-            )
         }
     }
 
@@ -50,7 +57,7 @@ enum AlertTools {
         }
     }
 
-    @Sendable static func wait(_ arguments: JSONObject, _ context: ToolContext) async -> JSONValue {
+    @Sendable static func wait(_ arguments: JSONObject, _ context: ToolContext) async -> ToolStep<JSONValue> {
         let id: String
         let seconds: Double
         do {
@@ -58,24 +65,26 @@ enum AlertTools {
             id = try reader.required("id") { key throws(ToolInputError) in try reader.string(key) }
             seconds = try reader.number("seconds", in: 0...3600) ?? 60
         } catch {
-            return ToolResult.failure(error.message)
+            return .done(ToolResult.failure(error.message))
         }
+        let alert: AlertSnapshot
         do {
-            let alert = try await context.backend.alert(id)
-            let outcome: AlertOutcome?
-            if let result = alert.result {
-                outcome = result
-            } else {
-                outcome = try await context.waitForResult(alert, until: .now + .milliseconds(Int64(seconds * 1000)))
-            }
-            let reveal = context.options.revealSecure
-            return ToolResult.success([
-                "alertId": .string(id),
-                "state": .string(outcome == nil ? "pending" : "resolved"),
-                "result": outcome.map { .object(Shapes.result($0, fields: alert.fields, reveal: reveal)) } ?? .null,
-            ])
+            alert = try await context.backend.alert(id)
         } catch {
-            return ToolResult.failure(failure(error, id: id))
+            return .done(ToolResult.failure(failure(error, id: id)))
+        }
+        let (reveal, fields) = (context.options.revealSecure, alert.fields)
+        return await context.waiting(for: alert, until: .now + .milliseconds(Int64(seconds * 1000))) { waited in
+            switch waited {
+            case .success(let outcome):
+                return ToolResult.success([
+                    "alertId": .string(id),
+                    "state": .string(outcome == nil ? "pending" : "resolved"),
+                    "result": outcome.map { .object(Shapes.result($0, fields: fields, reveal: reveal)) } ?? .null,
+                ])
+            case .failure(let error):
+                return ToolResult.failure(failure(error, id: id))
+            }
         }
     }
 
@@ -205,66 +214,5 @@ enum AlertTools {
         case .notFound: "no alert \(id) (or it is not yours)"
         default: "alertd: \(error.reason)"
         }
-    }
-}
-
-extension ToolContext {
-    /// Waits for the alert's Result until `deadline` (`nil`: until it resolves), sending a progress notification every
-    /// `progressInterval` when the request asked for progress. Throws `.cancelled` when the call is cancelled.
-    func waitForResult(_ alert: AlertSnapshot, until deadline: ContinuousClock.Instant?) async throws(AlertBackendError)
-        -> AlertOutcome?
-    {
-        if let result = alert.result { return result }
-        let backend = backend
-        let progress = progress
-        let interval = options.progressInterval
-        let id = alert.id
-        let outcome = await withTaskGroup(of: Result<AlertOutcome?, AlertBackendError>?.self) { group in
-            group.addTask {
-                do throws(AlertBackendError) {
-                    return .success(try await backend.result(id, until: deadline))
-                } catch {
-                    return .failure(error)
-                }
-            }
-            if progress.isRequested {
-                group.addTask {
-                    let start = ContinuousClock.now
-                    while true {
-                        do {
-                            try await Task.sleep(for: interval)
-                        } catch {
-                            return nil
-                        }
-                        let waited = (ContinuousClock.now - start).components.seconds
-                        progress.send("Waiting for a person to answer alert \(id) (\(waited) s)")
-                    }
-                }
-            }
-            for await value in group {
-                if let value {
-                    group.cancelAll()
-                    return value
-                }
-            }
-            return .failure(.cancelled)
-        }
-        if Task.isCancelled { throw .cancelled }
-        return try outcome.get()
-    }
-
-    /// Waits with no bound: until the alert resolves.
-    func waitForResult(_ alert: AlertSnapshot) async throws(AlertBackendError) -> AlertOutcome {
-        while true {
-            if let outcome = try await waitForResult(alert, until: nil) { return outcome }
-        }
-    }
-
-    /// Withdraws the alert of a cancelled call (when the options say so), from a task of its own: the call's task is
-    /// cancelled, and a request made in it would fail at once.
-    func withdrawAfterCancel(_ id: String) async {
-        guard options.dismissOnCancel else { return }
-        let backend = backend
-        await Task { _ = try? await backend.dismiss(id) }.value
     }
 }

@@ -4,26 +4,28 @@ import JSON
 /// block holding exactly `{"behavior":"allow","updatedInput":<input>}` or `{"behavior":"deny","message":"…"}`.
 /// It fails closed: a bad input, an expiry, a dismissal and an unreachable alertd all deny, saying which.
 enum ApprovalTool {
-    @Sendable static func run(_ arguments: JSONObject, _ context: ToolContext) async -> JSONValue {
+    @Sendable static func run(_ arguments: JSONObject, _ context: ToolContext) async -> ToolStep<JSONValue> {
         // Claude Code may add members: only these three are read, none refused.
         guard case .string(let toolName)? = arguments["tool_name"], !toolName.isEmpty else {
-            return deny("Denied: the request named no tool (tool_name must be a non-empty string)")
+            return .done(deny("Denied: the request named no tool (tool_name must be a non-empty string)"))
         }
         guard case .object(let input)? = arguments["input"] else {
-            return deny("Denied: the request for \(toolName) carried no input object")
+            return .done(deny("Denied: the request for \(toolName) carried no input object"))
         }
         let request = ApprovalRequest(
             toolName: toolName, input: input, toolUseID: arguments["tool_use_id"]?.stringValue
         )
-        switch await request.decide(context: context, draft: Approval.draft(
+        return await request.decide(context: context, draft: Approval.draft(
             toolName: toolName, input: .object(input), timeout: context.options.approvalTimeout
-        )) {
-        case .allow:
-            return allow(input)
-        case .deny(let message), .undecided(let message, _):
-            return deny(message)
-        case nil:
-            return deny("Denied: cancelled")
+        )).map { decision in
+            switch decision {
+            case .allow?:
+                allow(input)
+            case .deny(let message)?, .undecided(let message, _)?:
+                deny(message)
+            case nil:
+                deny("Denied: cancelled")
+            }
         }
     }
 
@@ -70,31 +72,32 @@ public struct ApprovalRequest: Sendable {
             backend: backend, options: MCPServer.Options(dismissOnCancel: dismissOnCancel),
             progress: Progress(token: nil, emit: { _ in })
         )
-        return await decide(context: context, draft: draft, until: deadline)
+        return await decide(context: context, draft: draft, until: deadline).carriedOut()
     }
 
+    /// Creates the alert, then the wait for its decision, which the transport carries out.
     func decide(
         context: ToolContext, draft: AlertDraftInput, until deadline: ContinuousClock.Instant? = nil
-    ) async -> Approval.Decision? {
+    ) async -> ToolStep<Approval.Decision?> {
         let alert: AlertSnapshot
         do {
             alert = try await context.backend.create(draft, idempotencyKey: idempotencyKey)
         } catch {
-            return Self.failure(error, doing: "asking")
+            return .done(Self.failure(error, doing: "asking"))
         }
-        do {
-            let outcome = try await deadline == nil
-                ? context.waitForResult(alert) : context.waitForResult(alert, until: deadline)
-            guard let outcome else {
+        let (id, withdraw) = (alert.id, context.withdrawal)
+        return await context.waiting(for: alert, until: deadline) { waited in
+            switch waited {
+            case .success(let outcome?):
+                return Approval.decision(outcome)
+            case .success(nil):
                 return .undecided(message: "Denied: no answer came in time", resolution: "pending")
-            }
-            return Approval.decision(outcome)
-        } catch {
-            if error.kind == .cancelled {
-                await context.withdrawAfterCancel(alert.id)
+            case .failure(let error) where error.kind == .cancelled:
+                await withdraw(id)
                 return nil
+            case .failure(let error):
+                return Self.failure(error, doing: "waiting for the answer to alert \(id)")
             }
-            return Self.failure(error, doing: "waiting for the answer to alert \(alert.id)")
         }
     }
 

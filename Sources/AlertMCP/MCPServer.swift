@@ -5,7 +5,8 @@ import Locking
 /// it returns, and forward what it emits (progress notifications) on the same channel.
 ///
 /// Messages may be handled concurrently (a transport should: a waiting `ask` must not hold up a `ping` or the
-/// `notifications/cancelled` that stops it). A waiting call holds no thread: it is suspended in its backend's wait.
+/// `notifications/cancelled` that stops it). A waiting call holds no thread: `handle` waits suspended in its
+/// backend's wait; `start` hands the wait to the transport (`ToolStep`), which may hold no task at all.
 ///
 /// Protocol: the `initialize` handshake of 2025-06-18 and 2025-11-25 (the client's version when supported, else the
 /// newest), `notifications/initialized`, `ping`, `tools/list`, `tools/call`, `notifications/cancelled`, and
@@ -50,7 +51,7 @@ public final class MCPServer: Sendable {
     public let options: Options
     private let backend: any AlertBackend
     /// The calls in flight by request id, so that `notifications/cancelled` can cancel them.
-    private let inFlight = Lock<[JSONRPC.ID: Task<JSONValue?, Never>]>([:])
+    private let inFlight = Lock<[JSONRPC.ID: Task<[UInt8]?, Never>]>([:])
     /// The version agreed in `initialize`, for the log.
     private let negotiated = Lock<String?>(nil)
 
@@ -90,25 +91,44 @@ public final class MCPServer: Sendable {
         return await handle(message, backend: backend, emit: emit)
     }
 
-    /// Handles one parsed message (see `handle(_:backend:emit:)`).
+    /// Handles one parsed message (see `handle(_:backend:emit:)`), carrying out a tool's wait for a person on a task
+    /// of the call's own, which `notifications/cancelled` cancels by the request's id.
     public func handle(
         _ message: JSONRPC.Message, backend: (any AlertBackend)? = nil,
         emit: @escaping @Sendable ([UInt8]) -> Void = { _ in }
     ) async -> [UInt8]? {
+        guard case .request(let id, "tools/call", _) = message else {
+            return await start(message, backend: backend, emit: emit).carriedOut()
+        }
+        let task = Task { () -> [UInt8]? in
+            let reply = await start(message, backend: backend, emit: emit).carriedOut()
+            return Task.isCancelled ? nil : reply
+        }
+        inFlight.withLock { $0[id] = task }
+        defer { _ = inFlight.withLock { $0.removeValue(forKey: id) } }
+        return await withTaskCancellationHandler { await task.value } onCancel: { task.cancel() }
+    }
+
+    /// Handles one parsed message up to the point where a tool waits for a person: the reply to send (`nil`: none),
+    /// or the wait, for a transport that carries it out itself (alertd's `/mcp`, on the store with no task) and then
+    /// resumes the step. A transport that cancels a call resumes it with `.cancelled` (the tool withdraws its alert)
+    /// and sends no reply. Calls are not registered for `notifications/cancelled` here: the transport does that.
+    public func start(
+        _ message: JSONRPC.Message, backend: (any AlertBackend)? = nil,
+        emit: @escaping @Sendable ([UInt8]) -> Void = { _ in }
+    ) async -> ToolStep<[UInt8]?> {
         switch message {
         case .response:
-            return nil
+            return .done(nil)
         case .notification(let method, let params):
             notify(method: method, params: params)
-            return nil
+            return .done(nil)
         case .request(let id, let method, let params):
             do {
-                guard let result = try await request(
-                    id: id, method: method, params: params, backend: backend ?? self.backend, emit: emit
-                ) else { return nil }
-                return JSONRPC.result(id: id, result)
+                return try await request(
+                    id: id, method: method, params: params, backend: backend ?? self.backend, emit: emit)
             } catch {
-                return JSONRPC.error(error)
+                return .done(JSONRPC.error(error))
             }
         }
     }
@@ -128,7 +148,7 @@ public final class MCPServer: Sendable {
     private func request(
         id: JSONRPC.ID, method: String, params: JSONObject, backend: any AlertBackend,
         emit: @escaping @Sendable ([UInt8]) -> Void
-    ) async throws(JSONRPC.Failure) -> JSONValue? {
+    ) async throws(JSONRPC.Failure) -> ToolStep<[UInt8]?> {
         var stateless = method == "server/discover"
         if let requested = params["_meta"]?.objectValue?[Self.versionMetaKey] {
             let supported = Self.statelessVersions + Self.protocolVersions
@@ -140,8 +160,19 @@ public final class MCPServer: Sendable {
             }
             stateless = Self.statelessVersions.contains(version)
         }
-        let result = try await handshakeRequest(id: id, method: method, params: params, backend: backend, emit: emit)
-        guard stateless, case .object(let object)? = result else { return result }
+        if method == "tools/call" {
+            // One map from the tool's value to the reply: it is kept for as long as the tool waits.
+            let step = try await call(id: id, params: params, backend: backend, emit: emit)
+            return await step.map { [self, stateless] result in
+                JSONRPC.result(id: id, stateless ? stamped(result, method: method) ?? result : result)
+            }
+        }
+        let result = try handshakeRequest(id: id, method: method, params: params)
+        return .done((stateless ? stamped(result, method: method) : result).map { JSONRPC.result(id: id, $0) })
+    }
+
+    private func stamped(_ result: JSONValue?, method: String) -> JSONValue? {
+        guard case .object(let object)? = result else { return result }
         return .object(stamped(object, method: method))
     }
 
@@ -164,10 +195,9 @@ public final class MCPServer: Sendable {
 
     private var capabilities: JSONValue { .object(["tools": .object(["listChanged": .bool(false)])]) }
 
-    private func handshakeRequest(
-        id: JSONRPC.ID, method: String, params: JSONObject, backend: any AlertBackend,
-        emit: @escaping @Sendable ([UInt8]) -> Void
-    ) async throws(JSONRPC.Failure) -> JSONValue? {
+    private func handshakeRequest(id: JSONRPC.ID, method: String, params: JSONObject) throws(JSONRPC.Failure)
+        -> JSONValue?
+    {
         switch method {
         case "server/discover":
             return .object([
@@ -181,8 +211,6 @@ public final class MCPServer: Sendable {
             return .object([:])
         case "tools/list":
             return .object(["tools": .array(Tools.all.map(\.listing))])
-        case "tools/call":
-            return try await call(id: id, params: params, backend: backend, emit: emit)
         default:
             throw JSONRPC.Failure(id: id, code: .methodNotFound, message: "Method not found: \(method)")
         }
@@ -211,7 +239,7 @@ public final class MCPServer: Sendable {
 
     private func call(
         id: JSONRPC.ID, params: JSONObject, backend: any AlertBackend, emit: @escaping @Sendable ([UInt8]) -> Void
-    ) async throws(JSONRPC.Failure) -> JSONValue? {
+    ) async throws(JSONRPC.Failure) -> ToolStep<JSONValue> {
         guard let nameValue = params["name"] else {
             throw .invalidParams(id: id, argument: "name", reason: "is required (the tool to call)")
         }
@@ -233,13 +261,7 @@ public final class MCPServer: Sendable {
         }
         let progress = Progress(token: params["_meta"]?.objectValue?["progressToken"], emit: emit)
         let context = ToolContext(backend: backend, options: options, progress: progress)
-        let task = Task { () -> JSONValue? in
-            let result = await tool.run(arguments, context)
-            return Task.isCancelled ? nil : result
-        }
-        inFlight.withLock { $0[id] = task }
-        defer { _ = inFlight.withLock { $0.removeValue(forKey: id) } }
-        return await withTaskCancellationHandler { await task.value } onCancel: { task.cancel() }
+        return await tool.run(arguments, context)
     }
 }
 

@@ -168,8 +168,10 @@ enum Shapes {
     }
 
     /// `ask`'s output: the alert's id and its Result, flat.
-    static func answer(_ alert: AlertSnapshot, _ outcome: AlertOutcome, reveal: Bool) -> JSONObject {
-        let members = result(outcome, fields: alert.fields, reveal: reveal).members.map { ($0.key, $0.value) }
-        return JSONObject([("alertId", .string(alert.id))] + members)
+    static func answer(_ id: String, _ fields: [AlertSnapshot.Field], _ outcome: AlertOutcome, reveal: Bool)
+        -> JSONObject
+    {
+        let members = result(outcome, fields: fields, reveal: reveal).members.map { ($0.key, $0.value) }
+        return JSONObject([("alertId", .string(id))] + members)
     }
 }

@@ -7,15 +7,16 @@ struct ToolContext: Sendable {
     let progress: Progress
 }
 
-/// One tool: its listing (name, schemas, annotations) and its run, which returns a whole `CallToolResult`.
+/// One tool: its listing (name, schemas, annotations) and its run, which comes to a whole `CallToolResult`, at once or
+/// after a wait for a person that the transport carries out (`ToolStep`).
 struct Tool: Sendable {
     let name: String
     let listing: JSONValue
-    let run: @Sendable (JSONObject, ToolContext) async -> JSONValue
+    let run: @Sendable (JSONObject, ToolContext) async -> ToolStep<JSONValue>
 
     init(
         name: String, title: String, description: String, input: String, output: String, annotations: JSONObject,
-        run: @escaping @Sendable (JSONObject, ToolContext) async -> JSONValue
+        run: @escaping @Sendable (JSONObject, ToolContext) async -> ToolStep<JSONValue>
     ) {
         self.name = name
         self.run = run
@@ -66,7 +67,7 @@ enum Tools {
         name: "create", title: "Create an alert",
         description: "Creates an alert without waiting; returns it with its id. Wait for its answer with `wait`.",
         input: Schema.draftInput, output: Schema.alert, annotations: hints(readOnly: false, idempotent: false),
-        run: AlertTools.create
+        run: { .done(await AlertTools.create($0, $1)) }
     )
 
     static let wait = Tool(
@@ -83,7 +84,7 @@ enum Tools {
         name: "get", title: "Read an alert",
         description: "The alert with this id as it is now, with its result once resolved.",
         input: Schema.idInput, output: Schema.alert, annotations: hints(readOnly: true, idempotent: true),
-        run: AlertTools.get
+        run: { .done(await AlertTools.get($0, $1)) }
     )
 
     static let dismiss = Tool(
@@ -94,14 +95,14 @@ enum Tools {
             """,
         input: Schema.idInput, output: Schema.dismissOutput,
         annotations: hints(readOnly: false, destructive: true, idempotent: true),
-        run: AlertTools.dismiss
+        run: { .done(await AlertTools.dismiss($0, $1)) }
     )
 
     static let list = Tool(
         name: "list", title: "List pending alerts",
         description: "Your own pending alerts, oldest first (at most `limit`, default 100).",
         input: Schema.listInput, output: Schema.listOutput, annotations: hints(readOnly: true, idempotent: true),
-        run: AlertTools.list
+        run: { .done(await AlertTools.list($0, $1)) }
     )
 
     static let approve = Tool(

@@ -30,8 +30,21 @@ public final class HTTPBodyStream: @unchecked Sendable {
     /// The connection's socket, for noticing a client that hangs up while the stream is idle.
     let fd: Int32
     /// The task writing the body; cancelled once the stream is closed, so a producer waiting
-    /// for something to write learns at once that nobody reads any more.
-    let producer = Lock<Task<Void, Never>?>(nil)
+    /// for something to write learns at once that nobody reads any more. Not kept once it has returned (a
+    /// producer that writes from callbacks returns at once): a finished task still holds its memory.
+    private let producer = Lock<(task: Task<Void, Never>?, returned: Bool)>((nil, false))
+
+    /// Keeps the producer's task, unless it has returned already.
+    func started(_ task: Task<Void, Never>) {
+        producer.withLock { producer in
+            if !producer.returned { producer.task = task }
+        }
+    }
+
+    /// The producer returned: its task is let go.
+    func producerReturned() {
+        producer.withLock { $0 = (nil, true) }
+    }
     /// What runs once the stream closes (`onClose(_:)`); nil once it has closed.
     private let closeHandlers = Lock<[@Sendable () -> Void]?>([])
 
@@ -126,7 +139,7 @@ public final class HTTPBodyStream: @unchecked Sendable {
     func markClosed() {
         state.withLock { $0.close() }
         didClose(self)
-        producer.withLock { $0 }?.cancel()
+        producer.withLock { $0.task }?.cancel()
         let handlers = closeHandlers.withLock { handlers in
             defer { handlers = nil }
             return handlers ?? []

@@ -8,6 +8,9 @@ import Darwin
 #endif
 
 extension ServerCore {
+    /// The `block_size` of a streamed response.
+    static let streamBlockSize = 256
+
     /// Queues a chunked response whose body `producer` writes, then starts the producer.
     func startStream(
         _ head: HTTPResponse, _ producer: @escaping @Sendable (HTTPBodyStream) async -> Void,
@@ -19,8 +22,10 @@ extension ServerCore {
             self?.state.withLock { _ = $0.streams.removeValue(forKey: ObjectIdentifier(closed)) }
         }
         let context = Unmanaged.passRetained(stream).toOpaque()
+        // A chunked body is read into the connection's write buffer; the block (allocated with each response) only
+        // serves an HTTP/1.0 client's unchunked body. Kept small: a waiting stream holds it all along.
         guard let response = MHD_create_response_from_callback(
-            UInt64.max, 4096, MHDCallbacks.readStream, context, MHDCallbacks.releaseStream)
+            UInt64.max, Self.streamBlockSize, MHDCallbacks.readStream, context, MHDCallbacks.releaseStream)
         else {
             Unmanaged<HTTPBodyStream>.fromOpaque(context).release()
             return .NO
@@ -34,8 +39,11 @@ extension ServerCore {
         state.withLock { $0.streams[ObjectIdentifier(stream)] = stream }
         if draining.load(ordering: .relaxed) { MHD_add_response_header(response, "Connection", "close") }
         let queued = MHD_queue_response(connection, UInt32(head.status), response)
-        let task = Task { await producer(stream) }
-        stream.producer.withLock { $0 = task }
+        let task = Task {
+            await producer(stream)
+            stream.producerReturned()
+        }
+        stream.started(task)
         if stream.isClosed { task.cancel() }
         return queued
     }

@@ -59,11 +59,11 @@ extension APIHandler {
             let answered = HTTPReply.suspended { responder in
                 let call = MCPCall(responder, media: media, hangUpCancels: stateless)
                 let registered = endpoint.add(call, client, id: id)
-                call.start { call in
-                    defer { if registered { endpoint.remove(client, id: id) } }
-                    let backend = StoreBackend(store: store, caller: caller, webhooks: webhooks,
-                                               willWait: call.willWait, keepsAlert: { call.keepsAlert })
-                    return await endpoint.server.handle(message, backend: backend, emit: call.notify)
+                let backend = StoreBackend(store: store, caller: caller, webhooks: webhooks,
+                                           keepsAlert: { call.keepsAlert })
+                call.start(MCPCall.Carrier(backend: backend, endpoint: endpoint, client: client, id: id,
+                                           registered: registered)) { call in
+                    await endpoint.server.start(message, backend: backend, emit: call.notify)
                 }
             }
             // A tool call may wait for a person: it holds one of the client's waits, as a long-poll does.

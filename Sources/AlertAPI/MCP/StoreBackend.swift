@@ -3,6 +3,7 @@ import AlertMCP
 import AlertModel
 import Foundation
 import JSON
+import Locking
 
 /// The MCP tools' `AlertBackend` for `POST /mcp`: alertd's store, in the name of the request's token as its REST
 /// routes act (the token's name is the owner of what it creates and the responder of what it dismisses; a producer
@@ -14,8 +15,6 @@ struct StoreBackend: AlertBackend {
     let store: AlertStore
     let caller: Caller
     let webhooks: WebhookPolicy
-    /// Called as a call starts to wait for a person (`MCPCall.willWait`: the answer becomes an event stream).
-    var willWait: @Sendable () -> Void = {}
     /// Whether the client hung up on a call whose alert stays (`MCPCall.keepsAlert`): the tool's withdrawal of its
     /// alert is then refused.
     var keepsAlert: @Sendable () -> Bool = { false }
@@ -50,10 +49,39 @@ struct StoreBackend: AlertBackend {
         try allow(.read)
         let alertID = AlertID(rawValue: id)
         let wait = deadline.map { $0 - .now } ?? .seconds(86_400 * 365)
-        if wait > .zero, let alert = try readable(alertID), alert.result == nil { willWait() }
         let alert = try await current(alertID, waiting: wait)
         if alert.result == nil, Task.isCancelled { throw .cancelled }
         return outcome(of: alert)
+    }
+
+    /// The callback form of `result(_:until:)`, for `/mcp`'s waiting calls: the store keeps a waiter, as for a
+    /// long-poll (`APIHandler.whenResolved`), and no task waits. `wake` runs once, quickly (on the store's thread),
+    /// with the Result, `nil` when `deadline` passed or the wait was ended early with the alert pending, or the error.
+    /// `wait` (of this backend's store) ends the wait early, whenever it is cancelled.
+    func whenResolved(
+        _ id: String, until deadline: ContinuousClock.Instant?, on wait: StoreWait,
+        _ wake: @escaping @Sendable (Result<AlertOutcome?, AlertBackendError>) -> Void
+    ) {
+        let alertID = AlertID(rawValue: id)
+        do throws(AlertBackendError) {
+            try allow(.read)
+            guard try readable(alertID) != nil else { throw AlertBackendError(.notFound, "no alert \(id)") }
+        } catch {
+            return wake(.failure(error))
+        }
+        let timeout = deadline.map { $0 - .now } ?? .seconds(86_400 * 365)
+        let (backend, caller) = (self, self.caller)
+        let woken: @Sendable (WaitOutcome) -> Void = { outcome in
+            switch outcome {
+            case .alert(let alert): wake(.success(Self.outcome(of: alert, for: caller)))
+            case .index, .notFound: wake(.failure(Self.backendError(.notFound(alertID))))
+            case .shuttingDown: wake(.failure(Self.backendError(.shuttingDown)))
+            case .unavailable(let failure): wake(.failure(Self.backendError(.unavailable(failure.reason))))
+            }
+        }
+        wait.register({ store throws(AlertStoreError) in try store.whenResolved(alertID, timeout: timeout, woken) }) {
+            wake(.failure(backend.backendError($0, alert: alertID)))
+        }
     }
 
     /// After a hang-up the only dismissal a call makes is the tool withdrawing its alert: refused up to 2025-11-25,
@@ -124,11 +152,21 @@ struct StoreBackend: AlertBackend {
     }
 
     private func outcome(of alert: Alert) -> AlertOutcome? {
-        guard let result = alert.result else { return nil }
-        return outcome(result, fields: alert.fields, owner: alert.owner)
+        Self.outcome(of: alert, for: caller)
     }
 
     private func outcome(_ result: AlertResult, fields: [AlertField], owner: String?) -> AlertOutcome {
+        Self.outcome(result, fields: fields, owner: owner, for: caller)
+    }
+
+    private static func outcome(of alert: Alert, for caller: Caller) -> AlertOutcome? {
+        guard let result = alert.result else { return nil }
+        return outcome(result, fields: alert.fields, owner: alert.owner, for: caller)
+    }
+
+    private static func outcome(_ result: AlertResult, fields: [AlertField], owner: String?, for caller: Caller)
+        -> AlertOutcome
+    {
         let reveal = caller.role == .admin || (caller.role == .producer && owner == caller.name)
         let values: [String?] = result.values.enumerated().map { index, value in
             index < fields.count && fields[index].secure && !reveal ? nil : value
@@ -177,5 +215,50 @@ struct StoreBackend: AlertBackend {
             AlertBackendError(.rejected, reason(Problem(error)))
         case .shuttingDown, .unavailable: AlertBackendError(.failed, error.message)
         }
+    }
+}
+
+/// A store waiter of `StoreBackend.whenResolved`: registered through `AlertStore.run(_:then:)` (at once when the store
+/// is idle, else from a short task, as a long-poll's), and ended early by `cancel`, even before it is registered.
+final class StoreWait: Sendable {
+    private let store: AlertStore
+    private let state = Lock<(ticket: WaiterTicket?, cancelled: Bool)>((nil, false))
+
+    init(store: AlertStore) {
+        self.store = store
+    }
+
+    /// Registers the waiter `work` makes; `failed` gets the error when the store refuses it (the waiter never wakes).
+    func register(
+        _ work: @escaping @Sendable (isolated AlertStore) throws(AlertStoreError) -> WaiterTicket,
+        failed: @escaping @Sendable (AlertStoreError) -> Void
+    ) {
+        store.run(work) { [self] outcome in
+            switch outcome {
+            case .success(let ticket): registered(ticket)
+            case .failure(let error): failed(error)
+            }
+        }
+    }
+
+    /// Ends the wait as if its time were up: the waiter wakes with the alert as it is.
+    func cancel() {
+        let ticket = state.withLock { state in
+            state.cancelled = true
+            return state.ticket
+        }
+        if let ticket { end(ticket) }
+    }
+
+    private func registered(_ ticket: WaiterTicket) {
+        let cancelled = state.withLock { state in
+            state.ticket = ticket
+            return state.cancelled
+        }
+        if cancelled { end(ticket) }
+    }
+
+    private func end(_ ticket: WaiterTicket) {
+        store.run({ store in store.cancelWaiter(ticket) }, then: { _ in })
     }
 }
