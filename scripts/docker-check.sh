@@ -85,12 +85,13 @@ probe() { # probe <description> <expected exit> <alertd arguments...>: alertd wi
     local pid status=0
     env ALERTD_PORT=1 "$@" >"$work/out" 2>"$work/log" &
     pid=$!
-    for _ in $(seq 100); do grep -q listening "$work/out" 2>/dev/null && break; sleep 0.05; done
+    # Up to 30 s for "listening": a start takes tens of ms, but a loaded machine can starve it for seconds.
+    for _ in $(seq 600); do grep -q listening "$work/out" 2>/dev/null && break; sleep 0.05; done
     ALERTD_PORT=${probe_port:-1} ALERTD_HOST=${probe_host:-} ALERTD_HEALTHCHECK_PID=$pid \
         deploy/docker-healthcheck.sh 2>/dev/null || status=$?
     kill -TERM "$pid" 2>/dev/null; wait "$pid" 2>/dev/null || true
     if [ "$status" = "$expected" ]; then pass "health check, $description: exit $status"
-    else fail "health check, $description: exit $status, not $expected"; fi
+    else fail "health check, $description: exit $status, not $expected"; tail -n 5 "$work/out" "$work/log" >&2; fi
 }
 probe "--port=$port over ALERTD_PORT" 0 "$bin" --host 127.0.0.1 --port="$port"
 probe "--port $port over ALERTD_PORT" 0 "$bin" --port "$port" --host=127.0.0.1

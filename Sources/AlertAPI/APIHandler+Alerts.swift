@@ -103,23 +103,31 @@ extension APIHandler {
         return onChange(.dismiss(id, by: responder)) { .json(200, result: $0.alert.result!) }
     }
 
-    /// `POST /v1/alerts/{id}/response`: answers an alert in the caller's name; the answer comes back whole to whoever
-    /// gave it, while a 409's winning result hides secure values from a caller who may not see them.
+    /// `POST /v1/alerts/{id}/response`: answers an alert in the caller's name, if its answer policy lets the caller
+    /// (else 403 `not-a-responder`); the answer comes back whole to whoever gave it, while a 409's winning result
+    /// hides secure values from a caller who may not see them.
     func answerAlert(_ route: RouteRequest) throws(Problem) -> HTTPReply {
         let answer = try AnswerDraft(json: try Self.parse(route.request.body))
         let (id, caller) = (route.id, route.caller)
-        let responder = caller.name
-        return onChange(.answer(id, with: answer, by: responder), then: { written in
-            let (alert, result) = (written.alert, written.alert.result!)
-            metrics.answered(by: responder, after: result.resolvedAt.timeIntervalSince(alert.createdAt))
-            return .json(200, result: result)
-        }, problem: { error in
-            var problem = Problem(error)
-            if problem.result != nil, let alert = store.snapshot(of: id), !caller.seesSecrets(of: alert) {
-                problem.secretFields = alert.fields
+        let (metrics, store) = (self.metrics, self.store)
+        let pending = PendingResponse()
+        submitPermittedAnswer(id, with: answer, by: caller) { outcome in
+            switch outcome {
+            case .success(let alert):
+                let result = alert.result!
+                metrics.answered(by: caller.name, after: result.resolvedAt.timeIntervalSince(alert.createdAt))
+                pending.deliver(.json(200, result: result))
+            case .failure(.refused(let detail)):
+                pending.deliver(Problem.notAResponder(detail).response)
+            case .failure(.store(let error)):
+                var problem = Problem(error)
+                if problem.result != nil, let alert = store.snapshot(of: id), !caller.seesSecrets(of: alert) {
+                    problem.secretFields = alert.fields
+                }
+                pending.deliver(problem.response)
             }
-            return problem
-        })
+        }
+        return pending.reply()
     }
 
     // MARK: lists

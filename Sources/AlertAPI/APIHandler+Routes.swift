@@ -29,6 +29,12 @@ extension APIHandler {
             .get(.read) { handler, route throws(Problem) in try handler.read(.result, route) },
             .post(.answer) { handler, route throws(Problem) in try handler.answerAlert(route) },
         ]),
+        Route("/v1/answers", [
+            .post(.answer) { handler, route throws(Problem) in try handler.answerMany(route) },
+        ]),
+        Route("/v1/me", [
+            .get(.read) { handler, route in .response(handler.me(route)) },
+        ]),
         Route("/v1/events", [
             .get(.follow) { handler, route throws(Problem) in try handler.followEvents(route) },
         ]),

@@ -13,14 +13,16 @@ public struct ConfigurationError: Error, Sendable, CustomStringConvertible {
 /// The bearer tokens alertd accepts, each with a name and a role. With none, alertd runs open, and only
 /// on a loopback address unless told `--insecure`.
 ///
-/// Entries are `name:role:token`, one per line or separated by commas; blank lines and lines starting with
-/// `#` are skipped, and errors name the line (and the entry, when a line holds several). A name may carry several
-/// tokens (rotation), all with one role; alerts belong to the name.
+/// Entries are `name:role:token`, or `name:role:token:groups` with the name's groups separated by spaces, one per line
+/// or separated by commas; blank lines and lines starting with `#` are skipped, and errors name the line (and the
+/// entry, when a line holds several). A name may carry several tokens (rotation), all with one role; alerts belong to
+/// the name, and its groups are those of all its entries.
 /// Tokens are compared in constant time and never logged or echoed in errors.
 public struct AccessTokens: Sendable {
     private struct Entry: Sendable {
         let secret: [UInt8]
         let caller: Caller
+        let groups: Set<String>
     }
 
     /// The shortest token accepted.
@@ -28,6 +30,8 @@ public struct AccessTokens: Sendable {
     private static let maximumLength = 512
 
     private var entries: [Entry] = []
+    /// The groups of each name, from all its entries.
+    private var groupsByName: [String: Set<String>] = [:]
 
     /// No tokens: alertd runs open.
     public init() {}
@@ -61,11 +65,11 @@ public struct AccessTokens: Sendable {
     /// - Parameter place: the source and where in it, for errors.
     private mutating func parse(_ entry: Substring, at place: String) throws(ConfigurationError) {
         guard !entry.isEmpty, !entry.hasPrefix("#") else { return }
-        let parts = entry.split(separator: ":", maxSplits: 2, omittingEmptySubsequences: false)
+        let parts = entry.split(separator: ":", maxSplits: 3, omittingEmptySubsequences: false)
         func fail(_ reason: String) -> ConfigurationError {
-            ConfigurationError(description: "\(place): \(reason) (entries are name:role:token)")
+            ConfigurationError(description: "\(place): \(reason) (entries are name:role:token or name:role:token:groups)")
         }
-        guard parts.count == 3 else { throw fail("expected three parts separated by ':'") }
+        guard parts.count == 3 || parts.count == 4 else { throw fail("expected three or four parts separated by ':'") }
         let name = String(parts[0])
         guard AlertDraft.isValidPresenter(name) else { throw fail("the name must match [A-Za-z0-9._-]{1,64}") }
         guard let role = Role(rawValue: String(parts[1])) else {
@@ -78,7 +82,11 @@ public struct AccessTokens: Sendable {
         guard secret.allSatisfy(Self.isTokenCharacter) else {
             throw fail("the token of '\(name)' may hold only letters, digits and - . _ ~ + / =")
         }
-        try add(Entry(secret: secret, caller: Caller(name: name, role: role)), fail: fail)
+        let groups = parts.count == 4 ? parts[3].split(whereSeparator: { $0 == " " || $0 == "\t" }).map(String.init) : []
+        if let bad = groups.first(where: { !AlertDraft.isValidPresenter($0) }) {
+            throw fail("the group '\(bad)' of '\(name)' must match [A-Za-z0-9._-]{1,64}")
+        }
+        try add(Entry(secret: secret, caller: Caller(name: name, role: role), groups: Set(groups)), fail: fail)
     }
 
     /// Whether no token is configured.
@@ -105,6 +113,7 @@ public struct AccessTokens: Sendable {
             throw fail("'\(other.caller.name ?? "")' is given two roles")
         }
         entries.append(entry)
+        if let name = entry.caller.name { groupsByName[name, default: []].formUnion(entry.groups) }
     }
 
     /// The caller a presented token belongs to, or nil. Every configured token is compared, each in time that
@@ -115,6 +124,7 @@ public struct AccessTokens: Sendable {
         for entry in entries where Self.matches(entry.secret, presented) && found == nil {
             found = entry.caller
         }
+        if let name = found?.name, let groups = groupsByName[name] { found?.groups = groups }
         return found
     }
 

@@ -4,7 +4,7 @@ import JSON
 
 extension AlertDraft {
     static let members = ["title", "message", "style", "tag", "presenter", "animated", "buttons", "destructive",
-                          "fields", "timeout", "callback"]
+                          "fields", "timeout", "callback", "responders", "groups", "fourEyes"]
 
     /// Reads a create body in any of the seeds' shapes. Type errors are collected with
     /// their JSON pointers; the store applies the rules afterwards.
@@ -31,6 +31,7 @@ extension AlertDraft {
             destructive = destructiveItems.enumerated().compactMap { reader.item($1, at: "/destructive/\($0)") }
             let fieldItems = reader.array(body["fields"], at: "/fields") ?? []
             fields = fieldItems.enumerated().compactMap { reader.field($1, at: "/fields/\($0)") }
+            policy = reader.policy(body)
         }
         if !reader.issues.isEmpty { throw .validation(reader.issues) }
     }
@@ -83,5 +84,17 @@ extension BodyReader {
         }
         fail(pointer(), "'keyboard' must be a UIKeyboardType name or raw value; got \(value.typeName)")
         return nil
+    }
+}
+
+extension BodyReader {
+    /// Who may answer: `responders` and `groups` (arrays of names) and `fourEyes`; the store checks the names.
+    mutating func policy(_ body: JSONObject) -> AnswerPolicy {
+        func names(_ member: String) -> [String] {
+            let items = array(body[member], at: "/\(member)") ?? []
+            return items.enumerated().compactMap { item($1, at: "/\(member)/\($0)") }
+        }
+        return AnswerPolicy(responders: names("responders"), groups: names("groups"),
+                            fourEyes: bool(body["fourEyes"], at: "/fourEyes") ?? false)
     }
 }

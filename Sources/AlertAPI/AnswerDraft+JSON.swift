@@ -4,13 +4,15 @@ import JSON
 
 extension AnswerDraft {
     /// Reads an answer body: `{"buttonIndex": 1}` or `{"button": "OK"}`, with optional `values`.
-    /// - Parameter json: the parsed body.
+    /// - Parameters:
+    ///   - json: the parsed body.
+    ///   - others: more members the body may hold, read by the caller (`ids` of a batch answer).
     /// - Throws: a 422 `Problem` naming every bad member.
-    init(json: JSONValue) throws(Problem) {
+    init(json: JSONValue, besides others: [String] = []) throws(Problem) {
         var reader = BodyReader()
         var choice: ButtonChoice?
         var values: [String]?
-        if let body = reader.object(json, at: "", allowed: ["buttonIndex", "button", "values"]) {
+        if let body = reader.object(json, at: "", allowed: ["buttonIndex", "button", "values"] + others) {
             let index = reader.int64(body["buttonIndex"], at: "/buttonIndex")
             let title = reader.string(body["button"], at: "/button")
             switch (index, title) {

@@ -18,6 +18,7 @@ extension JSONWriter {
         member("presenter"); write(alert.presenter)
         member("owner")
         if let owner = alert.owner { write(owner) } else { writeNull() }
+        write(alert.policy)
         member("animated"); write(alert.animated)
         member("buttons")
         beginArray()
@@ -59,6 +60,19 @@ extension JSONWriter {
             writeNull()
         }
         endObject()
+    }
+
+    /// Writes the members of an answer policy into the open object: `responders`, `groups`, `fourEyes`.
+    mutating func write(_ policy: AnswerPolicy) {
+        member("responders")
+        beginArray()
+        for name in policy.responders { write(name) }
+        endArray()
+        member("groups")
+        beginArray()
+        for name in policy.groups { write(name) }
+        endArray()
+        member("fourEyes"); write(policy.fourEyes)
     }
 
     /// Writes a callback delivery: `{url, state, attempts, lastError, lastAttemptAt}`.

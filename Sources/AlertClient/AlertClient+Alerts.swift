@@ -159,6 +159,23 @@ extension AlertClient {
         try check(response, expecting: [200])
     }
 
+    /// Who this client's token is (`GET /v1/me`): its name, role and groups, to tell with
+    /// `RemoteAlert.mayBeAnswered(by:)` which alerts it may answer.
+    /// - Throws: `.server` 404 from a server older than answer policies.
+    public func me() async throws(AlertClientError) -> Identity {
+        let response = try await exchange("GET", "/v1/me")
+        return try decode(Identity.self, response)
+    }
+
+    /// Answers many alerts with the button titled `title` (`POST /v1/answers`), each on its own.
+    /// - Returns: Each alert's outcome, in the order of `ids`.
+    /// - Throws: `.server` 422 for a bad batch (no ids, more than 100, one twice); 404 from a server without batches.
+    public func answer(_ ids: [String], button title: String) async throws(AlertClientError) -> [AnswerOutcome] {
+        let data = try encode(BatchAnswerBody(ids: ids, button: title))
+        let response = try await exchange("POST", "/v1/answers", body: data)
+        return try decode(AnswerOutcomes.self, response).outcomes
+    }
+
     // MARK: helpers
 
     /// One page and the instance that answered it (`X-Alertd-Instance`).
@@ -184,6 +201,29 @@ extension AlertClient {
         let response = try await exchange("POST", "/v1/alerts/\(segment(id))/response", body: data)
         return try decode(RemoteResult.self, response)
     }
+}
+
+/// The body of `POST /v1/answers`.
+private struct BatchAnswerBody: Encodable {
+    let ids: [String]
+    let button: String
+}
+
+/// The answer of `POST /v1/answers`.
+private struct AnswerOutcomes: Decodable {
+    let outcomes: [AnswerOutcome]
+}
+
+/// One alert's outcome in a batch answer (`BatchAnswerOutcome` in `openapi.yaml`).
+public struct AnswerOutcome: Codable, Sendable, Equatable {
+    /// The alert's id, as given.
+    public var id: String
+    /// `answered`, `already-resolved`, `not-allowed`, `not-found`, `invalid` or `failed`.
+    public var outcome: String
+    /// This answer's Result (`answered`) or the one that won (`already-resolved`).
+    public var result: RemoteResult?
+    /// Why, for every outcome but `answered`.
+    public var detail: String?
 }
 
 /// The body of `POST /v1/alerts/{id}/response`; `nil` members are left out.

@@ -20,6 +20,12 @@ public struct AlertInput: Encodable, Sendable, Equatable {
     public var fields: [FieldInput]
     /// Seconds after which the alert expires as its cancel button; `nil` for never.
     public var timeout: Double?
+    /// Token names allowed to answer; `nil` (with `groups`) for every responder.
+    public var responders: [String]?
+    /// Groups of the tokens file whose members may answer.
+    public var groups: [String]?
+    /// Whether the creating token may not answer it (four eyes).
+    public var fourEyes: Bool?
 
     /// - Parameters: the members of `AlertCreate`; everything defaults as on the server.
     public init(

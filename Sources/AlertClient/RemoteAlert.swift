@@ -28,6 +28,12 @@ public struct RemoteAlert: Codable, Sendable, Equatable, Hashable, Identifiable 
     public var createdAt: String
     /// RFC 3339 time the timeout resolves the alert; `nil` without a timeout.
     public var expiresAt: String?
+    /// Token names allowed to answer (with `groups` empty too: every responder); `nil` from a server without them.
+    public var responders: [String]?
+    /// Groups (of the tokens file) whose members may answer.
+    public var groups: [String]?
+    /// Whether the token that created the alert (`owner`) may not answer it.
+    public var fourEyes: Bool?
 
     /// Whether the alert still waits for an answer.
     public var isPending: Bool { state == "pending" }
@@ -73,6 +79,9 @@ public struct RemoteAlert: Codable, Sendable, Equatable, Hashable, Identifiable 
         try container.encode(tag, forKey: .tag)
         try container.encode(presenter, forKey: .presenter)
         try container.encode(owner, forKey: .owner)
+        try container.encodeIfPresent(responders, forKey: .responders)
+        try container.encodeIfPresent(groups, forKey: .groups)
+        try container.encodeIfPresent(fourEyes, forKey: .fourEyes)
         try container.encode(animated, forKey: .animated)
         try container.encode(buttons, forKey: .buttons)
         try container.encode(fields, forKey: .fields)
@@ -80,5 +89,16 @@ public struct RemoteAlert: Codable, Sendable, Equatable, Hashable, Identifiable 
         try container.encode(result, forKey: .result)
         try container.encode(createdAt, forKey: .createdAt)
         try container.encode(expiresAt, forKey: .expiresAt)
+    }
+
+    /// Whether `identity` (`AlertClient.me()`) may answer this alert, by the server's rule: without a name (no
+    /// tokens) always; never its own alert under `fourEyes`; else when neither `responders` nor `groups` names
+    /// anyone, when either names it, or when it is an admin.
+    public func mayBeAnswered(by identity: Identity) -> Bool {
+        guard let name = identity.name else { return true }
+        if fourEyes == true, owner == name { return false }
+        let (responders, groups) = (responders ?? [], groups ?? [])
+        if responders.isEmpty && groups.isEmpty { return true }
+        return identity.role == "admin" || responders.contains(name) || groups.contains(where: identity.groups.contains)
     }
 }

@@ -32,6 +32,7 @@ extension Alert {
             writer.member("owner")
             writer.write(owner)
         }
+        policy.write(to: &writer)
         if let result {
             writer.member("result")
             result.write(to: &writer)
@@ -62,5 +63,6 @@ extension Alert {
             delivery: try object.optionalString("callback").map(WebhookDelivery.init(url:)),
             owner: try object.optionalString("owner")
         )
+        policy = try AnswerPolicy(storedIn: object)
     }
 }

@@ -41,6 +41,7 @@ extension AlertDraft {
             writer.member("callback")
             writer.write(callback)
         }
+        policy.write(to: &writer)
         writer.endObject()
         return writer.bytes
     }
@@ -77,5 +78,6 @@ extension AlertDraft {
             timeout: timeout,
             callback: try object.optionalString("callback")
         )
+        policy = try AnswerPolicy(storedIn: object)
     }
 }

@@ -73,7 +73,7 @@ extension AlertStore {
         let draft = prepared.draft
         let normalized = prepared.normalized
         let now = Date.storeNow
-        return Alert(
+        var alert = Alert(
             id: prepared.id,
             sequence: sequence,
             title: draft.title,
@@ -89,6 +89,8 @@ extension AlertStore {
             delivery: draft.callback.map(WebhookDelivery.init(url:)),
             owner: owner
         )
+        alert.policy = draft.policy
+        return alert
     }
 
     /// Indexes a pending alert already in the table, schedules its expiry after `timeout`, and makes its event.

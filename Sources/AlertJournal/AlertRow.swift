@@ -10,10 +10,10 @@ enum AlertRow {
     static let columns = """
         sequence, id, owner, presenter, title, message, style, tag, animated, buttons, fields, created_at, \
         expires_at, callback, delivery_state, delivery_attempts, delivery_last_error, delivery_last_attempt_at, \
-        result
+        result, policy
         """
     /// How many columns `columns` names.
-    static let columnCount: Int32 = 19
+    static let columnCount: Int32 = 20
     /// `?, ?, …` for `columns`.
     static let placeholders = Array(repeating: "?", count: Int(columnCount)).joined(separator: ", ")
 
@@ -36,6 +36,7 @@ enum AlertRow {
         statement.bind(alert.expiresAt.map(JournalTime.milliseconds), at: first + 12)
         bindDelivery(alert.delivery, to: statement, from: first + 13)
         statement.bind(text: alert.result?.storedJSON, at: first + 18)
+        statement.bind(text: alert.policy.storedJSON, at: first + 19)
     }
 
     /// Binds a delivery to five parameters: callback, state, attempts, last error, last attempt.
@@ -54,7 +55,7 @@ enum AlertRow {
         guard let style = AlertStyle(rawValue: statement.text(at: first + 6)) else {
             throw JournalDecodingError("an alert has an unknown style")
         }
-        return Alert(
+        var alert = Alert(
             id: AlertID(rawValue: statement.text(at: first + 1)),
             sequence: UInt64(bitPattern: statement.int64(at: first)),
             title: statement.text(at: first + 4),
@@ -71,6 +72,8 @@ enum AlertRow {
             delivery: try readDelivery(from: statement, at: first + 13),
             owner: statement.optionalText(at: first + 2)
         )
+        if !statement.isNull(at: first + 19) { alert.policy = try AnswerPolicy(stored: statement.bytes(at: first + 19)) }
+        return alert
     }
 
     /// Reads the five delivery columns, or nil when the alert has no callback.

@@ -8,7 +8,7 @@ enum JournalSchema {
     static let applicationID: Int64 = 0x616C_7264
 
     /// Step `n` (0-based) takes a file from version `n` to `n + 1`.
-    static let migrations: [@Sendable (SQLiteConnection) throws(SQLiteError) -> Void] = [version1, version2]
+    static let migrations: [@Sendable (SQLiteConnection) throws(SQLiteError) -> Void] = [version1, version2, version3]
 
     /// The version this build writes.
     static var currentVersion: Int { migrations.count }
@@ -122,6 +122,15 @@ enum JournalSchema {
             INSERT INTO events_v2 (idx, kind, sequence) SELECT idx, kind, sequence FROM events;
             DROP TABLE events;
             ALTER TABLE events_v2 RENAME TO events;
+            """)
+    }
+
+    /// Version 3: who may answer an alert (`AnswerPolicy` as JSON; `NULL` for the default: anyone with the role), in
+    /// `alerts` and `event_alerts`. Rows from version 2 keep `NULL`: their alerts had no policy.
+    private static let version3: @Sendable (SQLiteConnection) throws(SQLiteError) -> Void = { connection in
+        try connection.execute("""
+            ALTER TABLE alerts ADD COLUMN policy TEXT;
+            ALTER TABLE event_alerts ADD COLUMN policy TEXT;
             """)
     }
 

@@ -32,6 +32,8 @@ public struct Alert: Sendable, Equatable {
     public var delivery: WebhookDelivery?
     /// Who created it (the name of the producer's credential), or `nil` when it was created anonymously.
     public var owner: String?
+    /// Who may answer it (`AnswerPolicy`): everyone with the role unless the producer said otherwise.
+    public var policy = AnswerPolicy()
 
     /// Creates an alert as it is, without applying any rule (the store applies them in `create`).
     ///

@@ -90,6 +90,7 @@ extension AlertDraft {
             ))
         }
         checkLimits(limits, issues: &issues)
+        checkPolicy(issues: &issues)
         guard issues.isEmpty else { throw .invalid(issues) }
         let fields = fields.enumerated().map { index, spec in
             AlertField(

@@ -22,6 +22,8 @@ public struct AlertDraft: Sendable, Equatable {
     public var timeout: Double?
     /// A URL to POST the alert to once it resolves (checked against allowed destinations by the caller).
     public var callback: String?
+    /// Who may answer the alert (`AnswerPolicy`).
+    public var policy = AnswerPolicy()
 
     /// Creates a draft; the defaults are the contract's.
     ///

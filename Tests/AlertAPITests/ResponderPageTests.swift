@@ -176,6 +176,30 @@ struct ResponderPageTests {
         }
     }
 
+    @Test("the page holds an alert's answer policy: a responder it does not name is refused and nothing changes")
+    func answerPolicy() async throws {
+        try await Self.withPage { server in
+            let id = try await create(server, #"{"title":"Deploy?","buttons":[{"title":"No","style":"cancel"},"#
+                                      + #"{"title":"Yes"}],"responders":["bob"]}"#)
+            var alice = Browser(server: server)
+            _ = try await alice.signIn(Self.alice)
+            let page = try await alice.send("GET", "/app/alerts/\(id)")
+            let refused = try await alice.send("POST", "/app/alerts/\(id)/response",
+                                               form: [("csrf", Browser.csrf(in: page)), ("button", "1")])
+            #expect(refused.status == 403 && refused.text.contains("may not answer"), "\(refused.text)")
+            let alert = try await server.send("GET", "/v1/alerts/\(id)",
+                                              headers: [("Authorization", "Bearer \(Self.producer)")])
+            #expect(alert.json["state"]?.stringValue == "pending", "\(alert.text)")
+
+            var bob = Browser(server: server)
+            _ = try await bob.signIn(Self.bob)
+            let bobsPage = try await bob.send("GET", "/app/alerts/\(id)")
+            let answered = try await bob.send("POST", "/app/alerts/\(id)/response",
+                                              form: [("csrf", Browser.csrf(in: bobsPage)), ("button", "1")])
+            #expect(answered.status == 200, "\(answered.text)")
+        }
+    }
+
     @Test("a form post from another site, without Origin, or with a wrong CSRF token is refused and changes nothing")
     func crossSite() async throws {
         try await Self.withPage { server in

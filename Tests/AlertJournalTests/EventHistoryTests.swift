@@ -188,13 +188,14 @@ struct EventHistoryTests {
             DROP TABLE events;
             DROP TABLE event_alerts;
             ALTER TABLE events_v1 RENAME TO events;
+            ALTER TABLE alerts DROP COLUMN policy;
             PRAGMA user_version = 1;
             """)
         #expect(rawSQL(database, "PRAGMA user_version") == 1)
         #expect(rawSQL(database, "SELECT count(*) FROM events") == 5)
 
         let migrated = try await image(directory.path)
-        #expect(rawSQL(database, "PRAGMA user_version") == 2)
+        #expect(rawSQL(database, "PRAGMA user_version") == 3)
         #expect(migrated.alerts == expected.alerts)
         #expect(migrated.events == expected.events)
         #expect(migrated.events.map(\.alert.sequence) == [1, 2, 3, 1, 2])

@@ -155,6 +155,11 @@ extension APIHandler {
                 throw .alertd(403, "link-refused", "Link refused",
                               detail: "the responder this link names may no longer answer alerts")
             }
+            // The alert's answer policy holds for a link as for the page and REST (links are refused in a cluster,
+            // so this store knows every alert a link can name).
+            if let alert = store.snapshot(of: link.alert), let refusal = alert.refusal(toAnswer: caller.answerer) {
+                throw .notAResponder(refusal)
+            }
             responder = caller.name
         }
         let (id, metrics) = (link.alert, self.metrics)
@@ -201,6 +206,9 @@ extension APIHandler {
         let id = route.id
         guard let alert = pageAlert(id, for: viewer) else {
             return .response(page(404, PageHTML.refusal("No such alert", "This alert is not on this alertd."), request))
+        }
+        if let refusal = alert.refusal(toAnswer: viewer.caller.answerer) {
+            return .response(page(403, PageHTML.refusal("Not allowed to answer this alert", refusal), request))
         }
         guard let button = form["button"].flatMap({ Int($0) }), alert.buttons.indices.contains(button) else {
             return .response(page(422, PageHTML.alert(alert, csrf: viewer.csrf, errors: ["Choose one of the buttons."]),

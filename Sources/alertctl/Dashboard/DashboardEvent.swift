@@ -14,6 +14,8 @@ enum DashboardEvent: Sendable {
     /// `GET /v1/alerts/{id}` answered (`purpose` says why it was asked).
     case fetched(RemoteAlert, purpose: DashboardEffect.FetchPurpose)
     case fetchFailed(alertID: String, purpose: DashboardEffect.FetchPurpose, error: AlertClientError)
+    /// `GET /v1/me` answered: who this dashboard answers as, to tell which alerts it may answer.
+    case identified(Identity)
     /// SIGINT or SIGTERM: quit, restoring the terminal.
     case interrupted
     /// A second passed: ages and countdowns move on.

@@ -47,7 +47,7 @@ enum DashboardListRenderer {
                 canvas.text("\(presenter) (\(count))", row: row, column: 1, style: TextStyle.bold.colored(.cyan))
             case .alert(let alert):
                 drawAlert(alert, selected: alert.id == selectedID, into: &canvas, row: row, glyphs: glyphs,
-                          now: state.now)
+                          now: state.now, readOnly: !state.mayAnswer(alert))
             }
         }
         func alerts(_ slice: ArraySlice<Line>) -> Int {
@@ -62,11 +62,12 @@ enum DashboardListRenderer {
     }
 
     private static func drawAlert(
-        _ alert: RemoteAlert, selected: Bool, into canvas: inout Canvas, row: Int, glyphs: Glyphs, now: Date
+        _ alert: RemoteAlert, selected: Bool, into canvas: inout Canvas, row: Int, glyphs: Glyphs, now: Date,
+        readOnly: Bool
     ) {
         let base = TextStyle.plain.reversed(selected)
         if selected { canvas.fill(row: row, column: 0, height: 1, width: canvas.columns, style: base) }
-        let kind = kind(of: alert, glyphs: glyphs, now: now)
+        let kind = (readOnly ? "read-only \(glyphs.bullet) " : "") + kind(of: alert, glyphs: glyphs, now: now)
         let kindColumn = canvas.columns - DisplayWidth.of(kind) - 2
         canvas.text(kind, row: row, column: kindColumn, style: base)
         var column = 1

@@ -19,6 +19,19 @@ struct DashboardLoop: Sendable {
         let terminal = TerminalSession(ascii: ascii, hyperlinks: hyperlinks) { input.yield(.terminal($0)) }
         var state = DashboardState(serverURL: client.baseURL.absoluteString, presenter: presenter, bell: bell)
         var watcher = watch(presenter, limit: state.listLimit, emit: { input.yield($0) })
+        // Who we answer as, once (a server older than answer policies has no /v1/me: every alert stays answerable).
+        let identifying = Task { [client] in
+            while !Task.isCancelled {
+                do throws(AlertClientError) {
+                    input.yield(.identified(try await client.me()))
+                    return
+                } catch {
+                    // A server that answers but not this (404 from an older alertd): stop asking.
+                    if error.kind == .server { return }
+                }
+                do { try await Task.sleep(for: .seconds(2)) } catch { return }
+            }
+        }
         // Ages and countdowns move on once a second.
         let ticker = Task {
             while !Task.isCancelled {
@@ -65,6 +78,7 @@ struct DashboardLoop: Sendable {
         }
         watcher.cancel()
         ticker.cancel()
+        identifying.cancel()
         await terminal.stop()
         signals.cancel()
         input.finish()

@@ -19,6 +19,8 @@ extension DashboardState {
             return [.quit]
         case .tick:
             break
+        case .identified(let identity):
+            self.identity = identity
         case .listed(let list, let presenter):
             // A list from the watcher of an earlier filter, still on its way when `p` changed it.
             guard presenter == self.presenter else { return [] }

@@ -51,6 +51,10 @@ extension DashboardState {
         case .end, .character("G"): moveSelection(by: alerts.count)
         case .enter, .right:
             guard let selected else { return [] }
+            guard mayAnswer(selected) else {
+                notice = .warning("read-only: this alert names who may answer it, and you are not among them")
+                return []
+            }
             let opened = OpenAlert(selected)
             open = opened
             return opened.needsDetails ? [.fetch(alertID: opened.alert.id, purpose: .details)] : []

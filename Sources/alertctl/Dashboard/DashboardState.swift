@@ -47,8 +47,17 @@ struct DashboardState: Sendable {
     var showsHelp = false
     /// The time the screen shows ages and countdowns against; set on every event.
     var now = Date()
+    /// Who this dashboard answers as (`GET /v1/me`); `nil` until known, and then every alert counts as answerable
+    /// (the server still refuses what it must).
+    var identity: Identity?
     /// Ids of every alert listed so far, so that only new ones ring the bell; `nil` before the first list.
     private var seen: Set<String>?
+
+    /// Whether this dashboard may answer `alert` by its `responders`, `groups` and `fourEyes`: the list marks
+    /// those it may not (read-only), and Enter does not open them.
+    func mayAnswer(_ alert: RemoteAlert) -> Bool {
+        identity.map(alert.mayBeAnswered(by:)) ?? true
+    }
 
     /// How many log entries are kept.
     static let logCapacity = 200

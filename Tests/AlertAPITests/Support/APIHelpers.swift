@@ -55,8 +55,8 @@ extension LiveServer {
 }
 
 /// The Alert's members, in the order of the contract and `docs/DESIGN.md`.
-let alertMembers = ["id", "title", "message", "style", "tag", "presenter", "owner", "animated", "buttons", "fields",
-                    "state", "result", "createdAt", "expiresAt"]
+let alertMembers = ["id", "title", "message", "style", "tag", "presenter", "owner", "responders", "groups", "fourEyes",
+                    "animated", "buttons", "fields", "state", "result", "createdAt", "expiresAt"]
 
 extension JSONValue {
     /// The `id`s of a list body's `alerts`.
