@@ -356,6 +356,17 @@ struct ResponderPageOpenTests {
         }
     }
 
+    @Test("the pending page shows the oldest 50, as GET /v1/alerts?limit=50 costs, and says when more wait")
+    func pageLimit() async throws {
+        try await LiveServer.with(transport: .inProcess) { server in
+            for n in 1...51 { _ = try await server.create(#"{"title":"Pending \#(n) end","buttons":["OK"]}"#) }
+            var browser = ResponderPageTests.Browser(server: server)
+            let list = try await browser.send("GET", "/app")
+            #expect(list.status == 200 && list.text.contains("Pending 50 end") && !list.text.contains("Pending 51 end"))
+            #expect(list.text.contains("More alerts are pending"), "\(list.text)")
+        }
+    }
+
     @Test("without tokens a notification opens the alert's page itself, and its http actions still answer")
     func openNotify() async throws {
         let receiver = try WebhookReceiver()

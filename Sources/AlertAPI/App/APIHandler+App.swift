@@ -23,7 +23,7 @@ extension APIHandler {
     }
 
     /// Pending alerts one page shows.
-    static let pagePendingLimit = 200
+    static let pagePendingLimit = 50
 
     // MARK: GET /app
 
