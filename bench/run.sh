@@ -27,6 +27,9 @@
 #   BENCH_ONLY=mcp  only the MCP rows (issue 25, bench/mcp.sh; about 2 minutes): bench/results/<date>-<sha>-mcp.txt
 #                   and the "MCP" section of docs/PERFORMANCE.md
 #   BENCH_MCP_CALLS, BENCH_MCP_RUNS  asks held waiting at once (default 1000), asks timed one by one (default 200)
+#   BENCH_ONLY=phone  only the phone rows (issue 27, bench/phone.sh; about 2 minutes): /app with 10,000 pending
+#                   against GET /v1/alerts?limit=50, creates with a slow or down --notify-webhook against none;
+#                   bench/results/<date>-<sha>-phone.txt and the "Phone" section of docs/PERFORMANCE.md
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -55,8 +58,8 @@ if ! [[ "$RESTARTS" =~ ^[0-9]+$ ]] || ((RESTARTS < 1)); then
 fi
 DATA_PARENT=${BENCH_DATA_PARENT:-$ROOT/.build}
 ONLY=${BENCH_ONLY:-}
-if [[ -n "$ONLY" && "$ONLY" != cluster && "$ONLY" != store && "$ONLY" != mcp ]]; then
-    echo "bench: BENCH_ONLY must be empty (everything), cluster, store or mcp" >&2
+if [[ -n "$ONLY" && "$ONLY" != cluster && "$ONLY" != store && "$ONLY" != mcp && "$ONLY" != phone ]]; then
+    echo "bench: BENCH_ONLY must be empty (everything), cluster, store, mcp or phone" >&2
     exit 2
 fi
 STARTED=$SECONDS
@@ -475,6 +478,29 @@ if [[ "$ONLY" == mcp ]]; then
 fi
 
 ###############################################################################
+# The responder's page and --notify (issue 27): bench/phone.sh. Alone with BENCH_ONLY=phone, else after the MCP rows.
+# shellcheck source=bench/phone.sh
+source bench/phone.sh
+
+if [[ "$ONLY" == phone ]]; then
+    run_phone_rows "BENCH_ONLY=phone bench/run.sh"
+    echo
+    cat "$WORK/phone.md"
+    mkdir -p bench/results
+    RESULT=bench/results/$(date -u +%Y-%m-%d)-$SHA-phone.txt
+    n=2
+    while [[ -e "$RESULT" ]]; do RESULT=bench/results/$(date -u +%Y-%m-%d)-$SHA-phone-$n.txt; n=$((n + 1)); done
+    { cat "$WORK/phone.md"; echo; echo "== log"; cat "$LOG"; } >"$RESULT"
+    echo "results: $RESULT"
+    if [[ "${BENCH_NO_DOCS:-0}" != 1 ]]; then
+        replace_block phone "$WORK/phone.md"
+        echo "docs: wrote the Phone section of $DOC"
+    fi
+    echo "bench (phone rows only): done in $((SECONDS - STARTED)) s"
+    exit 0
+fi
+
+###############################################################################
 # Rates: the baseline and alertd run side by side, each alertd figure right after its baseline
 # figure, so that load from elsewhere on the machine hits both alike.
 say "== rates: baseline (C, libmicrohttpd $MHD_VERSION, same flags, 2 threads) on port $BPORT, alertd on port $APORT"
@@ -734,6 +760,7 @@ rm -rf "$BIG_DIR"
 
 run_cluster_rows "make bench"
 run_mcp_rows "make bench"
+run_phone_rows "make bench"
 
 ###############################################################################
 ELAPSED=$((SECONDS - STARTED))
@@ -828,6 +855,8 @@ cat "$WORK/cluster.md"
 echo
 cat "$WORK/mcp.md"
 echo
+cat "$WORK/phone.md"
+echo
 
 mkdir -p bench/results
 RESULT=bench/results/$DATE-$SHA.txt
@@ -843,6 +872,10 @@ while [[ -e "$RESULT" ]]; do RESULT=bench/results/$DATE-$SHA-$n.txt; n=$((n + 1)
     echo "MCP: ask over stdio and over /mcp; 1,000 waiting asks against 1,000 long-polls."
     echo
     cat "$WORK/mcp.md"
+    echo
+    echo "Phone: /app with 10,000 pending against GET /v1/alerts?limit=50; creates with a slow or down --notify-webhook."
+    echo
+    cat "$WORK/phone.md"
     echo
     echo "== log"
     cat "$LOG"
@@ -868,6 +901,7 @@ EOF
     replace_block latest "$SECTION"
     replace_block cluster "$WORK/cluster.md"
     replace_block mcp "$WORK/mcp.md"
-    echo "docs: wrote the Latest, Cluster and MCP sections of $DOC"
+    replace_block phone "$WORK/phone.md"
+    echo "docs: wrote the Latest, Cluster, MCP and Phone sections of $DOC"
 fi
 echo "make bench: done in $((SECONDS - STARTED)) s"

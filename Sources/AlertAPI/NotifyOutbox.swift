@@ -24,7 +24,7 @@ public final class NotifyOutbox: Sendable {
         path = directory + "/notify-outbox"
         var waiting: [String] = []
         var seen = Set<String>()
-        if let text = Self.contents(of: path) {
+        if let text = DataFile.contents(of: path) {
             for line in text.split(separator: "\n") where line.count > 1 {
                 let id = String(line.dropFirst())
                 if line.first == "+", seen.insert(id).inserted {
@@ -36,16 +36,9 @@ public final class NotifyOutbox: Sendable {
         }
         outstanding = waiting.map { AlertID(rawValue: $0) }
         let compacted = waiting.map { "+\($0)\n" }.joined()
-        let partial = path + ".partial"
-        let made = open(partial, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0o600)
-        guard made >= 0 else { throw Self.failure(partial, "cannot write") }
-        let bytes = Array(compacted.utf8)
-        let written = bytes.withUnsafeBytes { write(made, $0.baseAddress, $0.count) }
-        fsync(made)
-        close(made)
-        guard written == bytes.count, rename(partial, path) == 0 else { throw Self.failure(path, "cannot write") }
-        let appending = open(path, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOFOLLOW)
-        guard appending >= 0 else { throw Self.failure(path, "cannot open") }
+        guard let appending = DataFile.replace(path, with: compacted) else {
+            throw DataFile.failure(path, "cannot write the notification outbox")
+        }
         descriptor = Lock(appending)
     }
 
@@ -64,25 +57,6 @@ public final class NotifyOutbox: Sendable {
     }
 
     private func append(_ line: String) {
-        let bytes = Array(line.utf8)
-        descriptor.withLock { fd in _ = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) } }
-    }
-
-    private static func contents(of path: String) -> String? {
-        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
-        guard fd >= 0 else { return nil }
-        defer { close(fd) }
-        var bytes: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 65536)
-        while true {
-            let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-            guard count > 0 else { break }
-            bytes += buffer.prefix(count)
-        }
-        return String(decoding: bytes, as: UTF8.self)
-    }
-
-    private static func failure(_ path: String, _ what: String) -> ConfigurationError {
-        ConfigurationError(description: "\(path): \(what) the notification outbox (\(String(cString: strerror(errno))))")
+        _ = descriptor.withLock { fd in DataFile.append(line, to: fd, sync: false) }
     }
 }

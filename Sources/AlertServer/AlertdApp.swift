@@ -122,8 +122,14 @@ public final class AlertdApp: Sendable {
             }
         }
         authority?.start(feeding: store) { relay.forward($0) }
+        // Links are used once across restarts too: the data dir records them (a cluster signs none).
+        let usedLinks = try configuration.database != nil ? nil
+            : configuration.dataDirectory.map { directory throws(ConfigurationError) in
+                try UsedLinks(directory: directory)
+            }
         let pages = PageAccess(key: try Self.pageKey(configuration, log: log),
-                               linkLifetime: TimeInterval(configuration.linkLifetime.components.seconds))
+                               linkLifetime: TimeInterval(configuration.linkLifetime.components.seconds),
+                               usedLinks: usedLinks)
         let outbox = try configuration.notifyTargets.isEmpty ? nil
             : configuration.dataDirectory.map { directory throws(ConfigurationError) in
                 try NotifyOutbox(directory: directory)

@@ -356,6 +356,17 @@ struct ResponderPageOpenTests {
         }
     }
 
+    @Test("the pending page shows the oldest 50, as GET /v1/alerts?limit=50 costs, and says when more wait")
+    func pageLimit() async throws {
+        try await LiveServer.with(transport: .inProcess) { server in
+            for n in 1...51 { _ = try await server.create(#"{"title":"Pending \#(n) end","buttons":["OK"]}"#) }
+            var browser = ResponderPageTests.Browser(server: server)
+            let list = try await browser.send("GET", "/app")
+            #expect(list.status == 200 && list.text.contains("Pending 50 end") && !list.text.contains("Pending 51 end"))
+            #expect(list.text.contains("More alerts are pending"), "\(list.text)")
+        }
+    }
+
     @Test("without tokens a notification opens the alert's page itself, and its http actions still answer")
     func openNotify() async throws {
         let receiver = try WebhookReceiver()
@@ -450,5 +461,83 @@ struct NotifyRestartTests {
             #expect(quiet.requests.allSatisfy { $0.json["alert"]?["title"]?.stringValue == "Marker" },
                     "\(quiet.requests.map(\.text))")
         }
+    }
+}
+
+@Suite("Single-alert links across a restart")
+struct LinkRestartTests {
+    @Test("with a data dir, a link used before a restart is refused after it, its alert still pending")
+    func usedOnceAcrossRestart() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("alertd-links-\(UUID())")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let receiver = try WebhookReceiver()
+        defer { receiver.stop() }
+        let configure: (inout AlertdConfiguration) -> Void = {
+            $0.dataDirectory = directory.path
+            $0.tokens = try! AccessTokens(parsing: ResponderPageTests.tokens, source: "test")
+            $0.notifyTargets = [NotifyTarget.webhook(receiver.url())!]
+            $0.notifyResponder = "bob"
+        }
+        var link = ""
+        var unused = ""
+        var id = ""
+        try await LiveServer.with(transport: .inProcess, configure) { server in
+            id = try await ResponderPageTests().create(server, #"{"title":"Across","buttons":["No","Yes"]}"#)
+            _ = try await ResponderPageTests().create(server, #"{"title":"Later","buttons":["No","Yes"]}"#)
+            #expect(await TestTime.until(every: .milliseconds(20)) { receiver.requests.count >= 2 })
+            let links = Dictionary(uniqueKeysWithValues: receiver.requests.map {
+                ($0.json["alert"]?["title"]?.stringValue ?? "", $0.json["link"]?.stringValue ?? "")
+            })
+            link = try #require(links["Across"]?.split(separator: "/app/").last.map { "/app/" + $0 })
+            unused = try #require(links["Later"]?.split(separator: "/app/").last.map { "/app/" + $0 })
+            let opened = try await Self.use(link, server)
+            #expect(opened.status == 303 && opened.headers["location"] == "/app/alerts/\(id)", "\(opened.text)")
+        }
+        let record = try String(contentsOf: directory.appendingPathComponent("used-links"), encoding: .utf8)
+        #expect(record.split(separator: "\n").count == 1, "one line per used link: \(record)")
+        try await LiveServer.with(transport: .inProcess, configure) { server in
+            let alert = try await server.send("GET", "/v1/alerts/\(id)",
+                                              headers: [("Authorization", "Bearer \(ResponderPageTests.alice)")])
+            #expect(alert.json["state"]?.stringValue == "pending", "\(alert.text)")
+            let reused = try await Self.use(link, server)
+            #expect(reused.status == 403 && reused.text.contains("used already"), "\(reused.text)")
+            let fresh = try await Self.use(unused, server)
+            #expect(fresh.status == 303, "a link not used before the restart still works: \(fresh.text)")
+            let twice = try await Self.use(unused, server)
+            #expect(twice.status == 403 && twice.text.contains("used already"), "\(twice.text)")
+        }
+    }
+
+    @Test("at start the record drops the links that have expired and a line a crash cut short")
+    func pruned() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("alertd-links-\(UUID())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let now = Date()
+        let later = Int64(now.timeIntervalSince1970) + 3600
+        let earlier = Int64(now.timeIntervalSince1970) - 10
+        try "live \(later)\ngone \(earlier)\ntorn".write(to: directory.appendingPathComponent("used-links"),
+                                                          atomically: true, encoding: .utf8)
+        let record = try UsedLinks(directory: directory.path, now: now)
+        #expect(Set(record.restored.keys) == ["live"])
+        let text = try String(contentsOf: directory.appendingPathComponent("used-links"), encoding: .utf8)
+        #expect(text == "live \(later)\n")
+        let key = PageKey.ephemeral()
+        let pages = PageAccess(key: key, usedLinks: record)
+        let token = try #require(pages.signLink(alert: AlertID(rawValue: "A1"), responder: "alice", now: now))
+        _ = try pages.useLink(token, now: now)
+        let again = try UsedLinks(directory: directory.path, now: now)
+        #expect(again.restored.count == 2, "the use was on disk before useLink returned")
+        #expect(throws: PageAccess.LinkRefusal.used) {
+            try PageAccess(key: key, usedLinks: again).useLink(token, now: now)
+        }
+    }
+
+    /// Opens `link` as a phone does: its page, then its one button.
+    static func use(_ link: String, _ server: LiveServer) async throws -> WireResponse {
+        var phone = ResponderPageTests.Browser(server: server)
+        let page = try await phone.send("GET", link, headers: [])
+        return try await phone.send("POST", "/app/link", form: [
+            ("csrf", ResponderPageTests.Browser.csrf(in: page)), ("l", String(link.split(separator: "l=").last ?? ""))])
     }
 }

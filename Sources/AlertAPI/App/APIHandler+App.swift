@@ -23,7 +23,7 @@ extension APIHandler {
     }
 
     /// Pending alerts one page shows.
-    static let pagePendingLimit = 200
+    static let pagePendingLimit = 50
 
     // MARK: GET /app
 
@@ -89,7 +89,8 @@ extension APIHandler {
         do throws(PageAccess.LinkRefusal) {
             link = try pages.read(token)
         } catch {
-            return .response(page(403, PageHTML.refusal("Link refused", error.reason + ".", signIn: true), request))
+            return .response(page(error.status, PageHTML.refusal("Link refused", error.reason + ".", signIn: true),
+                                  request))
         }
         if let refusal = linkRefusal(link, request) { return .response(refusal) }
         let existing = cookie("alertd_form", in: request)
@@ -109,7 +110,8 @@ extension APIHandler {
         do throws(PageAccess.LinkRefusal) {
             link = try pages.useLink(form["l"] ?? "")
         } catch {
-            return .response(page(403, PageHTML.refusal("Link refused", error.reason + ".", signIn: true), request))
+            return .response(page(error.status, PageHTML.refusal("Link refused", error.reason + ".", signIn: true),
+                                  request))
         }
         if let refusal = linkRefusal(link, request) { return .response(refusal) }
         let expires = min(link.expires, Date().addingTimeInterval(PageAccess.linkSessionLifetime))
@@ -142,7 +144,7 @@ extension APIHandler {
         do throws(PageAccess.LinkRefusal) {
             link = try pages.useLink(route.request.queryValue("l") ?? "")
         } catch {
-            throw .alertd(403, "link-refused", "Link refused", detail: error.reason)
+            throw .alertd(error.status, "link-refused", "Link refused", detail: error.reason)
         }
         guard let button = link.button else {
             throw .alertd(403, "link-refused", "Link refused", detail: "this link opens an alert; it does not answer")

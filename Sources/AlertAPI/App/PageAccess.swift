@@ -39,12 +39,17 @@ public final class PageAccess: Sendable {
     let linksEnabled: Bool
     private let sessions = Lock<[String: Session]>([:])
     /// Links already used, by nonce, until they would have expired anyway.
-    private let usedLinks = Lock<[String: Date]>([:])
+    private let usedLinks: Lock<[String: Date]>
+    /// Where a link's use is recorded before it is honoured (with a data dir); nil in memory only.
+    private let record: UsedLinks?
 
-    public init(key: PageKey, linkLifetime: TimeInterval = PageAccess.linkLifetime) {
+    /// - Parameter usedLinks: the data dir's record of used links, so that a link works once across a restart.
+    public init(key: PageKey, linkLifetime: TimeInterval = PageAccess.linkLifetime, usedLinks: UsedLinks? = nil) {
         self.key = key.bytes
         self.linkLifetime = linkLifetime
         linksEnabled = key.signsLinks
+        record = usedLinks
+        self.usedLinks = Lock(usedLinks?.restored ?? [:])
     }
 
     // MARK: sessions
@@ -121,6 +126,11 @@ public final class PageAccess: Sendable {
     /// Why a link is refused.
     enum LinkRefusal: Error, Equatable {
         case malformed, badSignature, expired, used, disabled
+        /// Its use could not be recorded in the data dir, so it was not honoured (it may be tried again).
+        case unrecorded
+
+        /// The HTTP status of the refusal: 503 when alertd could not record the use, else 403.
+        var status: Int { self == .unrecorded ? 503 : 403 }
 
         /// What the refusal says, a sentence without its full stop.
         var reason: String {
@@ -128,12 +138,14 @@ public final class PageAccess: Sendable {
             case .used: "This link was used already: a link works once"
             case .expired: "This link has expired"
             case .disabled: "This alertd signs no links (it runs in a cluster)"
+            case .unrecorded: "alertd could not record this link's use, so it was not used: try again later"
             case .malformed, .badSignature: "This is not a link alertd signed"
             }
         }
     }
 
-    /// Reads a link's token, checks its signature and expiry, and marks it used.
+    /// Reads a link's token, checks its signature and expiry, and marks it used: with a data dir, returns once
+    /// that is on disk.
     func useLink(_ token: String, now: Date = Date()) throws(LinkRefusal) -> Link {
         let link = try read(token, now: now)
         let fresh = usedLinks.withLock { used -> Bool in
@@ -143,6 +155,11 @@ public final class PageAccess: Sendable {
             return true
         }
         guard fresh else { throw .used }
+        // Marked in memory first, so that a second use at the same time is refused while this one is synced.
+        if let record, !record.record(link.nonce, expires: link.expires) {
+            _ = usedLinks.withLock { $0.removeValue(forKey: link.nonce) }
+            throw .unrecorded
+        }
         return link
     }
 
