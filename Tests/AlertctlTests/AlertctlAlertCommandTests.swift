@@ -83,7 +83,7 @@ struct AlertctlAlertCommandTests {
         }
     }
 
-    @Test("a Cancel prints its title and no blank lines for the fields, with --wait and with answer")
+    @Test("a Cancel prints its title and no blank lines for the fields, with --wait and with answer; a reason is printed")
     func cancelPrintsNoBlankLines() async throws {
         try await AlertctlServer.with { server in
             let running = try server.start(
@@ -100,6 +100,13 @@ struct AlertctlAlertCommandTests {
             let answered = try await server.alertctl("answer", other, "--button", "Cancel")
             #expect(answered.status == 0, "\(answered)")
             #expect(answered.stdout == "Cancel\n", "\(answered)")
+
+            // A cancel that carries a reason (a deny) prints it.
+            let denied = try await server.create(
+                #"{"title":"Allow Bash?","buttons":[{"title":"Deny","style":"cancel"},"Allow"],"fields":[{}]}"#)
+            let reason = try await server.alertctl("answer", denied, "--button", "Deny", "--value", "not on Fridays")
+            #expect(reason.status == 0, "\(reason)")
+            #expect(reason.stdout == "Deny\nnot on Fridays\n", "\(reason)")
         }
     }
 

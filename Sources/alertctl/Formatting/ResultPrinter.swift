@@ -2,8 +2,8 @@ import AlertClient
 
 /// Prints a Result: the chosen button's title, then each field value on its own line; or JSON.
 enum ResultPrinter {
-    /// Prints `result` to standard output: the button's title, then (unless it is the cancel button) one line per
-    /// field value, control characters escaped (a newline in a value is `\n`, so each value keeps to its line);
+    /// Prints `result` to standard output: the button's title, then (when a responder answered; for the cancel button
+    /// only when a value is not empty, such as a deny's reason) one line per field value, control characters escaped (a newline in a value is `\n`, so each value keeps to its line);
     /// `--json` has them exactly.
     /// - Parameters:
     ///   - result: The Result.
@@ -14,8 +14,9 @@ enum ResultPrinter {
             return
         }
         Console.out(VisibleText.escaped(result.buttonTitle))
-        // A cancel carries no answer: its values are only the fields' untouched texts, so no (blank) lines.
-        guard result.ok else { return }
+        // A dismissal or an expiry carries no answer, and a cancel with nothing typed only the fields' untouched
+        // texts: no (blank) lines. A cancel that carries text (a deny's reason) prints it.
+        guard result.isAnswered, result.ok || result.values.contains(where: { !($0 ?? "").isEmpty }) else { return }
         for value in result.values {
             Console.out(VisibleText.escaped(value ?? ""))
         }
