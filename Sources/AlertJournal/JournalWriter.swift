@@ -39,6 +39,7 @@ final class JournalWriter {
     private let insertKey: SQLiteStatement
     private let resolveAlert: SQLiteStatement
     private let updateDelivery: SQLiteStatement
+    private let updateVotes: SQLiteStatement
     private let deleteAlert: SQLiteStatement
     private let deleteKey: SQLiteStatement
     private let readAlert: SQLiteStatement
@@ -93,6 +94,7 @@ final class JournalWriter {
             UPDATE alerts SET callback = ?, delivery_state = ?, delivery_attempts = ?, delivery_last_error = ?, \
             delivery_last_attempt_at = ? WHERE sequence = ?
             """)
+        updateVotes = try connection.prepare("UPDATE alerts SET policy = ? WHERE sequence = ?")
         deleteAlert = try connection.prepare("DELETE FROM alerts WHERE sequence = ?")
         deleteKey = try connection.prepare("DELETE FROM idempotency WHERE sequence = ?")
         readAlert = try connection.prepare("SELECT \(AlertRow.columns) FROM alerts WHERE sequence = ?")
@@ -187,6 +189,11 @@ final class JournalWriter {
                 throw SQLiteError(code: SQLITE_MISUSE, message: "a resolved record has no result")
             }
             try insert(event: event, kind: kind, alert.sequence)
+        case .voted(let alert, let event):
+            updateVotes.bind(text: alert.storedPolicyJSON, at: 1)
+            updateVotes.bind(Int64(bitPattern: alert.sequence), at: 2)
+            try updateVotes.run()
+            try insert(event: event, kind: .voted, alert.sequence)
         case .delivery(let sequence, let delivery):
             AlertRow.bindDelivery(delivery, to: updateDelivery, from: 1)
             updateDelivery.bind(Int64(bitPattern: sequence), at: 6)
