@@ -88,7 +88,7 @@ final class JournalWriter {
             "INSERT OR REPLACE INTO idempotency (sequence, owner, key, draft) VALUES (?, ?, ?, ?)")
         resolveAlert = try connection.prepare("""
             UPDATE alerts SET result = ?, callback = ?, delivery_state = ?, delivery_attempts = ?, \
-            delivery_last_error = ?, delivery_last_attempt_at = ? WHERE sequence = ?
+            delivery_last_error = ?, delivery_last_attempt_at = ?, policy = ? WHERE sequence = ?
             """)
         updateDelivery = try connection.prepare("""
             UPDATE alerts SET callback = ?, delivery_state = ?, delivery_attempts = ?, delivery_last_error = ?, \
@@ -183,7 +183,9 @@ final class JournalWriter {
         case .resolved(let alert, let event):
             resolveAlert.bind(text: alert.result?.storedJSON, at: 1)
             AlertRow.bindDelivery(alert.delivery, to: resolveAlert, from: 2)
-            resolveAlert.bind(Int64(bitPattern: alert.sequence), at: 7)
+            // The policy column holds a quorum alert's votes, the resolving one included.
+            resolveAlert.bind(text: alert.storedPolicyJSON, at: 7)
+            resolveAlert.bind(Int64(bitPattern: alert.sequence), at: 8)
             try resolveAlert.run()
             guard let kind = alert.result.flatMap({ AlertEvent.Kind(rawValue: $0.resolution.rawValue) }) else {
                 throw SQLiteError(code: SQLITE_MISUSE, message: "a resolved record has no result")

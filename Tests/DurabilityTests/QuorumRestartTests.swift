@@ -51,6 +51,7 @@ struct QuorumRestartTests {
         let result = try await third.send("GET", "/v1/alerts/\(id)", headers: Self.auth("ana-token-0123456789abcd"))
         #expect(result.json["result"]?["votes"]?.arrayValue?.count == 2, "\(result)")
         #expect(result.json["result"]?["responder"]?.stringValue == "ben")
+        #expect(result.json["votes"]?.arrayValue?.count == 2, "the alert's votes include the deciding one")
         await third.stop()
     }
 }
