@@ -90,6 +90,25 @@ struct QuorumTests {
         }
     }
 
+    @Test("only allowed responders vote (403, no vote); a batch answer reports voted and already-voted")
+    func policyAndBatch() async throws {
+        try await Self.withServer { server in
+            let body = #"{"title":"Deploy?","buttons":["No","Yes"],"responders":["voter-00","voter-01"],"quorum":2}"#
+            let id = try await server.create(body, as: Self.ci)
+            _ = expectProblem(try await Self.vote(server, id, "voter-05", button: 1), 403,
+                              type: "urn:alertd:problem:not-a-responder")
+            #expect(try await Self.alert(server, id)["votes"]?.arrayValue?.isEmpty == true)
+            let batch = #"{"ids":["\#(id)"],"buttonIndex":1}"#
+            let first = try await server.send("POST", "/v1/answers", body: batch, as: Self.token("voter-00"))
+            #expect(first.json["outcomes"]?[0]?["outcome"] == .string("voted"), "\(first.text)")
+            let again = try await server.send("POST", "/v1/answers", body: batch, as: Self.token("voter-00"))
+            #expect(again.json["outcomes"]?[0]?["outcome"] == .string("already-voted"), "\(again.text)")
+            let last = try await server.send("POST", "/v1/answers", body: batch, as: Self.token("voter-01"))
+            #expect(last.json["outcomes"]?[0]?["outcome"] == .string("answered"), "\(last.text)")
+            #expect(last.json["outcomes"]?[0]?["result"]?["votes"]?.arrayValue?.count == 2)
+        }
+    }
+
     @Test("bad quorums are 422 naming /quorum and create nothing")
     func validation() async throws {
         try await Self.withServer { server in
