@@ -105,7 +105,8 @@ extension APIHandler {
 
     /// `POST /v1/alerts/{id}/response`: answers an alert in the caller's name, if its answer policy lets the caller
     /// (else 403 `not-a-responder`); the answer comes back whole to whoever gave it, while a 409's winning result
-    /// hides secure values from a caller who may not see them.
+    /// hides secure values from a caller who may not see them. On a quorum alert a vote that leaves it pending is 202
+    /// with the alert (its `votes` so far).
     func answerAlert(_ route: RouteRequest) throws(Problem) -> HTTPReply {
         let answer = try AnswerDraft(json: try Self.parse(route.request.body))
         let (id, caller) = (route.id, route.caller)
@@ -114,7 +115,8 @@ extension APIHandler {
         submitPermittedAnswer(id, with: answer, by: caller) { outcome in
             switch outcome {
             case .success(let alert):
-                let result = alert.result!
+                // A vote on a quorum alert that leaves it pending: 202 with the alert and its votes so far.
+                guard let result = alert.result else { return pending.deliver(.json(202, alert: alert, for: caller)) }
                 metrics.answered(by: caller.name, after: result.resolvedAt.timeIntervalSince(alert.createdAt))
                 pending.deliver(.json(200, result: result))
             case .failure(.refused(let detail)):

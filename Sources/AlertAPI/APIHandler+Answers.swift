@@ -105,6 +105,8 @@ extension APIHandler {
             }
         }
         switch outcome {
+        case .success(let alert) where alert.result == nil:
+            finish("voted")
         case .success(let alert):
             finish("answered", result: alert.result)
         case .failure(.refused(let detail)):
@@ -119,6 +121,8 @@ extension APIHandler {
                 let alert = store.snapshot(of: id)
                 finish("already-resolved", result: alert == nil ? nil : error.result,
                        fields: alert.flatMap { caller.seesSecrets(of: $0) ? nil : $0.fields }, detail: error.message)
+            case .alreadyVoted:
+                finish("already-voted", detail: error.message)
             case .invalid:
                 finish("invalid", detail: error.issues.map(\.detail).joined(separator: "; "))
             default:

@@ -4,7 +4,7 @@ import JSON
 
 extension AlertDraft {
     static let members = ["title", "message", "style", "tag", "presenter", "animated", "buttons", "destructive",
-                          "fields", "timeout", "callback", "responders", "groups", "fourEyes"]
+                          "fields", "timeout", "callback", "responders", "groups", "fourEyes", "quorum"]
 
     /// Reads a create body in any of the seeds' shapes. Type errors are collected with
     /// their JSON pointers; the store applies the rules afterwards.
@@ -88,13 +88,15 @@ extension BodyReader {
 }
 
 extension BodyReader {
-    /// Who may answer: `responders` and `groups` (arrays of names) and `fourEyes`; the store checks the names.
+    /// Who may answer: `responders` and `groups` (arrays of names), `fourEyes` and `quorum`; the store checks them.
     mutating func policy(_ body: JSONObject) -> AnswerPolicy {
         func names(_ member: String) -> [String] {
             let items = array(body[member], at: "/\(member)") ?? []
             return items.enumerated().compactMap { item($1, at: "/\(member)/\($0)") }
         }
+        let quorum = int64(body["quorum"], at: "/quorum") ?? 1
         return AnswerPolicy(responders: names("responders"), groups: names("groups"),
-                            fourEyes: bool(body["fourEyes"], at: "/fourEyes") ?? false)
+                            fourEyes: bool(body["fourEyes"], at: "/fourEyes") ?? false,
+                            quorum: Int(clamping: quorum))
     }
 }

@@ -19,6 +19,7 @@ extension JSONWriter {
         member("owner")
         if let owner = alert.owner { write(owner) } else { writeNull() }
         write(alert.policy)
+        write(votes: alert.votes)
         member("animated"); write(alert.animated)
         member("buttons")
         beginArray()
@@ -73,6 +74,22 @@ extension JSONWriter {
         for name in policy.groups { write(name) }
         endArray()
         member("fourEyes"); write(policy.fourEyes)
+        member("quorum"); write(policy.quorum)
+    }
+
+    /// Writes `votes`: `[{responder, buttonIndex, at}]`, oldest first.
+    mutating func write(votes: [Vote]) {
+        member("votes")
+        beginArray()
+        for vote in votes {
+            beginObject()
+            member("responder")
+            if let responder = vote.responder { write(responder) } else { writeNull() }
+            member("buttonIndex"); write(vote.buttonIndex)
+            member("at"); write(RFC3339.format(vote.at))
+            endObject()
+        }
+        endArray()
     }
 
     /// Writes a callback delivery: `{url, state, attempts, lastError, lastAttemptAt}`.
@@ -115,6 +132,7 @@ extension JSONWriter {
         member("resolvedAt"); write(RFC3339.format(result.resolvedAt))
         member("responder")
         if let responder = result.responder { write(responder) } else { writeNull() }
+        write(votes: result.votes)
         endObject()
     }
 }

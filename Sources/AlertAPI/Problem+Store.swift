@@ -20,6 +20,8 @@ extension Problem {
         case .unavailable:
             self = .alertd(503, "write-failed", "Writes unavailable", detail: error.message)
             headers.add("Retry-After", "5")
+        case .alreadyVoted:
+            self = .alertd(409, "already-voted", "Already voted", detail: error.message)
         case .historyGone:
             self = .alertd(410, "history-gone", "Event history gone", detail: error.message)
         case .keyReused:

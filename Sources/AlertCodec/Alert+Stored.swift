@@ -33,6 +33,7 @@ extension Alert {
             writer.write(owner)
         }
         policy.write(to: &writer)
+        Vote.write(votes, to: &writer)
         if let result {
             writer.member("result")
             result.write(to: &writer)
@@ -64,5 +65,6 @@ extension Alert {
             owner: try object.optionalString("owner")
         )
         policy = try AnswerPolicy(storedIn: object)
+        votes = try Vote.votes(storedIn: object)
     }
 }

@@ -37,6 +37,7 @@ extension AlertResult {
             writer.member("responder")
             writer.write(responder)
         }
+        Vote.write(votes, to: &writer)
         writer.endObject()
     }
 
@@ -51,5 +52,6 @@ extension AlertResult {
             resolvedAt: StoredTime.date(try object.int64("resolvedAt")),
             responder: try object.optionalString("responder")
         )
+        votes = try Vote.votes(storedIn: object)
     }
 }

@@ -18,6 +18,10 @@ extension AnswerPolicy {
             writer.member("fourEyes")
             writer.write(true)
         }
+        if quorum != 1 {
+            writer.member("quorum")
+            writer.write(quorum)
+        }
     }
 
     private static func write(_ names: [String], to writer: inout JSONWriter) {
@@ -32,7 +36,8 @@ extension AnswerPolicy {
             responders: try object["responders"].map { value throws(StoredValueError) in try value.strings("responders") }
                 ?? [],
             groups: try object["groups"].map { value throws(StoredValueError) in try value.strings("groups") } ?? [],
-            fourEyes: object["fourEyes"] == nil ? false : try object.bool("fourEyes")
+            fourEyes: object["fourEyes"] == nil ? false : try object.bool("fourEyes"),
+            quorum: Int(try object.optionalInt64("quorum") ?? 1)
         )
     }
 }

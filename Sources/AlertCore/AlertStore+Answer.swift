@@ -15,11 +15,65 @@ extension AlertStore {
         _ id: AlertID, with answer: AnswerDraft, by responder: String? = nil
     ) throws(AlertStoreError) -> AlertResult {
         defer { endTurn() }
-        _ = try pendingRecord(id)
+        let (_, alert) = try pendingRecord(id)
         try requireWritable()
+        guard alert.policy.quorum == 1 else {
+            throw .invalid([FieldIssue(pointer: "/quorum", detail: "alert \(id.rawValue) has a quorum; vote with "
+                + "respond(_:with:by:)")])
+        }
         let resolved = try answered(id, with: answer, by: responder)
         settle(resolved)
         return resolved.result!
+    }
+
+    /// Answers a pending alert, or on a quorum alert (`policy.quorum` > 1) votes on it: a non-cancel choice is
+    /// recorded as `responder`'s vote (a `voted` event) and resolves the alert once `quorum` distinct responders chose
+    /// the same button, with that button, the completing voter as responder and the votes in the result; a cancel
+    /// choice resolves it at once as cancelled (a veto), its votes recorded too.
+    ///
+    /// - Returns: The alert after the answer or vote: resolved, or pending with one more vote.
+    /// - Throws: what `answer(_:with:by:)` throws, and `alreadyVoted` when `responder` voted already (nothing
+    ///   changes).
+    public func respond(
+        _ id: AlertID, with answer: AnswerDraft, by responder: String? = nil
+    ) throws(AlertStoreError) -> Alert {
+        defer { endTurn() }
+        _ = try pendingRecord(id)
+        try requireWritable()
+        let alert = try voted(id, with: answer, by: responder)
+        if alert.result != nil {
+            settle(alert)
+        } else {
+            willChange(alert.sequence)
+            records.store(alert)
+            bumpIndex(.voted, alert)
+            journalize(.voted(alert, event: changeIndex))
+        }
+        return alert
+    }
+
+    /// The pending alert with this id after `answer`: resolved (quorum 1, a veto, or the vote that completes the
+    /// quorum) or with one more vote (not stored).
+    func voted(_ id: AlertID, with answer: AnswerDraft, by responder: String?) throws(AlertStoreError) -> Alert {
+        var resolved = try answered(id, with: answer, by: responder)
+        let (_, alert) = try pendingRecord(id)
+        guard alert.policy.quorum > 1, var result = resolved.result else { return resolved }
+        if alert.votes.contains(where: { $0.responder == responder }) {
+            throw .alreadyVoted(id, responder: responder)
+        }
+        let vote = Vote(responder: responder, buttonIndex: result.buttonIndex, at: result.resolvedAt)
+        var votes = alert.votes
+        votes.append(vote)
+        let agreeing = votes.filter { $0.buttonIndex == vote.buttonIndex }.count
+        guard !result.ok || agreeing >= alert.policy.quorum else {
+            var pending = alert
+            pending.votes = votes
+            return pending
+        }
+        result.votes = votes
+        resolved.votes = votes
+        resolved.result = result
+        return resolved
     }
 
     /// The pending alert with this id, resolved by `answer` (not stored).

@@ -16,6 +16,10 @@ extension AlertStore {
             }, done: Self.settled(then))
             return
         }
+        if prepared.draft.policy.quorum > 1 {
+            return then(.failure(.invalid([FieldIssue(pointer: "/quorum", detail: "quorum "
+                + "\(prepared.draft.policy.quorum) is not supported by a cluster yet (docs/CLUSTER.md); use quorum 1")])))
+        }
         turn({ store throws(AlertStoreError) in try store.newAlert(prepared, owner: owner, sequence: 0) }) {
             outcome, _ in
             switch outcome {
@@ -89,6 +93,9 @@ extension AlertStore {
                 } else {
                     bumpIndex(event.kind, alert)
                 }
+            case .voted:
+                // A cluster refuses quorum alerts (`writeCreate`), so no authority commits a vote yet.
+                bumpIndex(.voted, alert)
             }
         }
         return changeIndex

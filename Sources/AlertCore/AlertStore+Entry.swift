@@ -60,8 +60,7 @@ extension AlertStore {
             writeCreate(prepared, owner: owner, idempotencyKey: idempotencyKey, then: then)
         case .answer(let id, let answer, let responder):
             writeResolution(id, then: then, decided: { store throws(AlertStoreError) in
-                _ = try store.answer(id, with: answer, by: responder)
-                return try store.alert(id)
+                try store.respond(id, with: answer, by: responder)
             }, proposed: { store throws(AlertStoreError) in
                 try store.answered(id, with: answer, by: responder)
             })

@@ -110,6 +110,8 @@ public struct AlertEvent: Sendable, Equatable {
     /// What happened.
     public enum Kind: String, Sendable, CaseIterable {
         case created, answered, dismissed, expired
+        /// A responder voted on a quorum alert; it is still pending.
+        case voted
 
         /// The event a resolution produces.
         public init(_ resolution: Resolution) {

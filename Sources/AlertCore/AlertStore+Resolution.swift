@@ -32,7 +32,8 @@ extension AlertStore {
         return resolved.result!
     }
 
-    /// `alert` with a result made now from the button at `buttonIndex` (a valid index) and `values`.
+    /// `alert` with a result made now from the button at `buttonIndex` (a valid index) and `values`; the result
+    /// lists the votes of a quorum alert so far (a dismissal or expiry keeps them on record).
     static func resolved(
         _ alert: Alert, buttonIndex: Int, values: [String], resolution: Resolution, responder: String?
     ) -> Alert {
@@ -47,6 +48,7 @@ extension AlertStore {
             resolvedAt: .storeNow,
             responder: responder
         )
+        resolved.result?.votes = alert.votes
         return resolved
     }
 

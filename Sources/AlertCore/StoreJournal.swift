@@ -32,6 +32,8 @@ public enum JournalRecord: Sendable, Equatable {
     /// A pending alert resolved: `alert.result` is set; `event` is its event's index (the kind follows from
     /// `alert.result.resolution`).
     case resolved(Alert, event: UInt64)
+    /// A pending quorum alert got a vote (`alert.votes`); `event` is its `voted` event's index.
+    case voted(Alert, event: UInt64)
     /// The webhook delivery of the alert with this sequence number changed.
     case delivery(sequence: UInt64, WebhookDelivery)
     /// Retention dropped the resolved alert with this sequence number, and its idempotency key with it.

@@ -36,7 +36,7 @@ enum AlertRow {
         statement.bind(alert.expiresAt.map(JournalTime.milliseconds), at: first + 12)
         bindDelivery(alert.delivery, to: statement, from: first + 13)
         statement.bind(text: alert.result?.storedJSON, at: first + 18)
-        statement.bind(text: alert.policy.storedJSON, at: first + 19)
+        statement.bind(text: alert.storedPolicyJSON, at: first + 19)
     }
 
     /// Binds a delivery to five parameters: callback, state, attempts, last error, last attempt.
@@ -72,7 +72,7 @@ enum AlertRow {
             delivery: try readDelivery(from: statement, at: first + 13),
             owner: statement.optionalText(at: first + 2)
         )
-        if !statement.isNull(at: first + 19) { alert.policy = try AnswerPolicy(stored: statement.bytes(at: first + 19)) }
+        if !statement.isNull(at: first + 19) { try alert.readStoredPolicy(statement.bytes(at: first + 19)) }
         return alert
     }
 

@@ -39,6 +39,7 @@ final class JournalWriter {
     private let insertKey: SQLiteStatement
     private let resolveAlert: SQLiteStatement
     private let updateDelivery: SQLiteStatement
+    private let updateVotes: SQLiteStatement
     private let deleteAlert: SQLiteStatement
     private let deleteKey: SQLiteStatement
     private let readAlert: SQLiteStatement
@@ -87,12 +88,13 @@ final class JournalWriter {
             "INSERT OR REPLACE INTO idempotency (sequence, owner, key, draft) VALUES (?, ?, ?, ?)")
         resolveAlert = try connection.prepare("""
             UPDATE alerts SET result = ?, callback = ?, delivery_state = ?, delivery_attempts = ?, \
-            delivery_last_error = ?, delivery_last_attempt_at = ? WHERE sequence = ?
+            delivery_last_error = ?, delivery_last_attempt_at = ?, policy = ? WHERE sequence = ?
             """)
         updateDelivery = try connection.prepare("""
             UPDATE alerts SET callback = ?, delivery_state = ?, delivery_attempts = ?, delivery_last_error = ?, \
             delivery_last_attempt_at = ? WHERE sequence = ?
             """)
+        updateVotes = try connection.prepare("UPDATE alerts SET policy = ? WHERE sequence = ?")
         deleteAlert = try connection.prepare("DELETE FROM alerts WHERE sequence = ?")
         deleteKey = try connection.prepare("DELETE FROM idempotency WHERE sequence = ?")
         readAlert = try connection.prepare("SELECT \(AlertRow.columns) FROM alerts WHERE sequence = ?")
@@ -181,12 +183,19 @@ final class JournalWriter {
         case .resolved(let alert, let event):
             resolveAlert.bind(text: alert.result?.storedJSON, at: 1)
             AlertRow.bindDelivery(alert.delivery, to: resolveAlert, from: 2)
-            resolveAlert.bind(Int64(bitPattern: alert.sequence), at: 7)
+            // The policy column holds a quorum alert's votes, the resolving one included.
+            resolveAlert.bind(text: alert.storedPolicyJSON, at: 7)
+            resolveAlert.bind(Int64(bitPattern: alert.sequence), at: 8)
             try resolveAlert.run()
             guard let kind = alert.result.flatMap({ AlertEvent.Kind(rawValue: $0.resolution.rawValue) }) else {
                 throw SQLiteError(code: SQLITE_MISUSE, message: "a resolved record has no result")
             }
             try insert(event: event, kind: kind, alert.sequence)
+        case .voted(let alert, let event):
+            updateVotes.bind(text: alert.storedPolicyJSON, at: 1)
+            updateVotes.bind(Int64(bitPattern: alert.sequence), at: 2)
+            try updateVotes.run()
+            try insert(event: event, kind: .voted, alert.sequence)
         case .delivery(let sequence, let delivery):
             AlertRow.bindDelivery(delivery, to: updateDelivery, from: 1)
             updateDelivery.bind(Int64(bitPattern: sequence), at: 6)

@@ -34,6 +34,8 @@ public struct Alert: Sendable, Equatable {
     public var owner: String?
     /// Who may answer it (`AnswerPolicy`): everyone with the role unless the producer said otherwise.
     public var policy = AnswerPolicy()
+    /// The votes so far of a quorum alert (`policy.quorum` > 1), oldest first; empty otherwise.
+    public var votes: [Vote] = []
 
     /// Creates an alert as it is, without applying any rule (the store applies them in `create`).
     ///

@@ -17,6 +17,8 @@ public struct AlertResult: Sendable, Equatable {
     /// Who resolved it: the name of the credential that answered (or dismissed) it; `nil` for an expiry and
     /// whenever the store was not told a name (a server without tokens).
     public var responder: String?
+    /// The votes of a quorum alert (`AnswerPolicy.quorum` > 1) up to its resolution, oldest first; empty otherwise.
+    public var votes: [Vote] = []
 
     /// Creates a result.
     ///
@@ -81,4 +83,24 @@ public enum ButtonChoice: Sendable, Equatable {
     case index(Int)
     /// The first button with exactly this title.
     case title(String)
+}
+
+/// One responder's vote on a quorum alert: who chose which button, and when.
+public struct Vote: Sendable, Equatable {
+    /// The name of the credential that voted (`nil` on a server without tokens).
+    public var responder: String?
+    /// The index of the button chosen.
+    public var buttonIndex: Int
+    /// When the vote was recorded.
+    public var at: Date
+
+    /// - Parameters:
+    ///   - responder: Who voted.
+    ///   - buttonIndex: The button chosen.
+    ///   - at: When.
+    public init(responder: String?, buttonIndex: Int, at: Date) {
+        self.responder = responder
+        self.buttonIndex = buttonIndex
+        self.at = at
+    }
 }

@@ -16,6 +16,8 @@ public struct AlertStoreError: Error, Sendable, Equatable, CustomStringConvertib
         case historyGone
         /// An idempotency key reused with a different request.
         case keyReused
+        /// The responder already voted on this quorum alert; nothing changed.
+        case alreadyVoted
         case unavailable
     }
 
@@ -104,6 +106,12 @@ public struct AlertStoreError: Error, Sendable, Equatable, CustomStringConvertib
     public static func unavailable(_ reason: String) -> AlertStoreError {
         AlertStoreError(kind: .unavailable,
                         message: "alertd could not write to its data dir (\(reason)); it takes no writes until restarted")
+    }
+
+    /// `responder` already voted on the quorum alert `id`.
+    public static func alreadyVoted(_ id: AlertID, responder: String?) -> AlertStoreError {
+        AlertStoreError(kind: .alreadyVoted, message: "'\(responder ?? "anonymous")' already voted on alert "
+            + "\(id.rawValue); a responder votes once")
     }
 
     public static func keyReused(_ key: String) -> AlertStoreError {

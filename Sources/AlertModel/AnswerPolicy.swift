@@ -7,6 +7,12 @@ public struct AnswerPolicy: Sendable, Equatable {
     public var groups: [String]
     /// Whether the token that created the alert may not answer it, even an admin token.
     public var fourEyes: Bool
+    /// How many distinct allowed responders must choose the same non-cancel button before the alert resolves
+    /// (1: the first answer decides). Any allowed cancel resolves it at once (a veto).
+    public var quorum: Int
+
+    /// The largest `quorum`.
+    public static let maximumQuorum = 20
 
     /// Most names in `responders` and in `groups`.
     public static let maximumNames = 64
@@ -15,17 +21,19 @@ public struct AnswerPolicy: Sendable, Equatable {
     ///   - responders: Token names allowed to answer.
     ///   - groups: Groups whose members may answer.
     ///   - fourEyes: Whether the producer may not answer its own alert.
-    public init(responders: [String] = [], groups: [String] = [], fourEyes: Bool = false) {
+    ///   - quorum: How many distinct responders must agree.
+    public init(responders: [String] = [], groups: [String] = [], fourEyes: Bool = false, quorum: Int = 1) {
         self.responders = responders
         self.groups = groups
         self.fourEyes = fourEyes
+        self.quorum = quorum
     }
 
     /// Whether the policy names responders or groups.
     public var isRestricted: Bool { !responders.isEmpty || !groups.isEmpty }
 
     /// Whether the policy is the default one (anyone with the role may answer).
-    public var isDefault: Bool { !isRestricted && !fourEyes }
+    public var isDefault: Bool { !isRestricted && !fourEyes && quorum == 1 }
 }
 
 /// Who answers, as far as an `AnswerPolicy` goes.
@@ -82,6 +90,24 @@ extension AlertDraft {
                     issues.append(FieldIssue(pointer: "/\(member)/\(index)", detail: "'\(name)' is given twice"))
                 }
             }
+        }
+        checkQuorum(issues: &issues)
+    }
+
+    /// Appends an issue when `quorum` is out of range, combined with text fields (each vote would type its own
+    /// values, and no one set of them would be the agreed one), or larger than the responders named (when only
+    /// responders are named, nobody else may vote).
+    private func checkQuorum(issues: inout [FieldIssue]) {
+        let quorum = policy.quorum
+        if !(1...AnswerPolicy.maximumQuorum).contains(quorum) {
+            issues.append(FieldIssue(pointer: "/quorum",
+                                     detail: "quorum \(quorum) is out of range; it must be 1 to \(AnswerPolicy.maximumQuorum)"))
+        } else if quorum > 1 && !fields.isEmpty {
+            issues.append(FieldIssue(pointer: "/quorum", detail: "quorum \(quorum) cannot be combined with text "
+                + "fields: votes choose a button only; use quorum 1 for an alert with fields"))
+        } else if quorum > 1, !policy.responders.isEmpty, policy.groups.isEmpty, quorum > policy.responders.count {
+            issues.append(FieldIssue(pointer: "/quorum", detail: "quorum \(quorum) is more than the "
+                + "\(policy.responders.count) responders named, so it could never be reached"))
         }
     }
 }

@@ -15,7 +15,7 @@ struct AnswerTests {
             #expect(response.contentType.hasPrefix("application/json"))
             let result = response.json
             #expect(result.keys
-                    == ["buttonIndex", "buttonTitle", "ok", "values", "resolution", "resolvedAt", "responder"])
+                    == ["buttonIndex", "buttonTitle", "ok", "values", "resolution", "resolvedAt", "responder", "votes"])
             #expect(result["buttonIndex"] == .integer(1))
             #expect(result["buttonTitle"] == .string("Log in"))
             #expect(result["ok"] == .bool(true))

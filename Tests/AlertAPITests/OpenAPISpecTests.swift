@@ -117,7 +117,7 @@ struct OpenAPISpecTests {
         ("/v1/alerts/{id}", "delete", ["200", "404", "409"]),
         ("/v1/alerts/{id}/response", "get", ["200", "204", "400", "404", "503"]),
         ("/v1/alerts/{id}/response", "head", ["200", "204", "400", "404", "503"]),
-        ("/v1/alerts/{id}/response", "post", ["200", "400", "404", "409", "413", "422"]),
+        ("/v1/alerts/{id}/response", "post", ["200", "202", "400", "404", "409", "413", "422"]),
         ("/healthz", "get", ["200"]),
         ("/healthz", "head", ["200"]),
         ("/openapi.yaml", "get", ["200"]),

@@ -37,4 +37,24 @@ struct ClusterPolicyTests {
             #expect(alert["result"]?.objectValue?["responder"] == .string("alice"))
         }
     }
+
+    @Test("A cluster refuses quorum > 1 with 422 at /quorum and creates nothing; quorum 1 is an ordinary alert")
+    func quorumRefused() async throws {
+        try await withCluster { _, nodes in
+            let refused = try await nodes[0].request("POST", "/v1/alerts",
+                                                     json: #"{"message":"Ship?","buttons":["No","Yes"],"quorum":2}"#)
+            #expect(refused.status == 422, "\(refused)")
+            let errors = try refused.json()["errors"]?.arrayValue ?? []
+            let pointers = errors.compactMap { $0.objectValue?["pointer"]?.stringValue }
+            #expect(pointers == ["/quorum"], "\(refused)")
+            #expect(refused.text.contains("not supported by a cluster"), "\(refused)")
+            let listed = try await nodes[1].request("GET", "/v1/alerts")
+            #expect(try listed.json()["alerts"]?.arrayValue?.isEmpty == true, "\(listed)")
+            let single = try await nodes[0].request("POST", "/v1/alerts", json: #"{"message":"Ship?","quorum":1}"#)
+            #expect(single.status == 201, "\(single)")
+            let id = try single.json().string("id")
+            let answered = try await nodes[2].request("POST", "/v1/alerts/\(id)/response", json: #"{"buttonIndex":0}"#)
+            #expect(answered.status == 200, "\(answered)")
+        }
+    }
 }

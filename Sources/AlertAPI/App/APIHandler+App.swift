@@ -168,7 +168,8 @@ extension APIHandler {
         let answer = AnswerDraft(choice: .index(button))
         return onChange(.answer(id, with: answer, by: responder)) { written in
             let alert = written.alert
-            let result = alert.result!
+            // A vote on a quorum alert that leaves it pending (recorded; the alert shows it).
+            guard let result = alert.result else { return HTTPResponse(status: 202) }
             metrics.answered(by: responder, after: result.resolvedAt.timeIntervalSince(alert.createdAt))
             return .json(200, result: result)
         }
@@ -225,7 +226,13 @@ extension APIHandler {
         store.write(.answer(id, with: answer, by: responder)) { outcome in
             switch outcome {
             case .success(let (alert, _)):
-                let result = alert.result!
+                // A vote on a quorum alert that leaves it pending: the page again, the vote recorded.
+                guard let result = alert.result else {
+                    return pending.deliver(page(202, PageHTML.alert(alert, csrf: viewer.csrf,
+                                                                    errors: ["Your vote is recorded; the alert "
+                                                                        + "resolves once \(alert.policy.quorum) agree."]),
+                                                request, viewer: viewer))
+                }
                 metrics.answered(by: responder, after: result.resolvedAt.timeIntervalSince(alert.createdAt))
                 pending.deliver(page(200, PageHTML.resolved(alert, byMe: true, csrf: viewer.signOutCSRF), request,
                                      viewer: viewer))
