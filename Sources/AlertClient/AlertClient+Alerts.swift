@@ -199,6 +199,10 @@ extension AlertClient {
     private func postAnswer(_ id: String, _ body: AnswerBody) async throws(AlertClientError) -> RemoteResult {
         let data = try encode(body)
         let response = try await exchange("POST", "/v1/alerts/\(segment(id))/response", body: data)
+        // 202: a vote on an alert with a quorum, recorded; it resolves once enough responders agree.
+        if response.status == 202 {
+            throw .invalidResponse("the answer was recorded as a vote: the alert waits for more responders (quorum)")
+        }
         return try decode(RemoteResult.self, response)
     }
 }
