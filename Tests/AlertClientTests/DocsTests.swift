@@ -75,6 +75,23 @@ struct DocsTests {
         }
     }
 
+    @Test("Every problem type the server answers is in openapi.yaml's Problem types and in docs/ERRORS.md")
+    func problemTypes() throws {
+        let spec = try Docs.read("openapi.yaml")
+        let errors = try Docs.read("docs/ERRORS.md")
+        var types: Set<String> = []
+        for file in try Docs.swiftFiles(under: "Sources/AlertAPI") {
+            let text = try Docs.read(file)
+            for match in text.matches(of: /\.alertd\(\d{3}, "([a-z-]+)"/) { types.insert(String(match.output.1)) }
+        }
+        #expect(types.count > 20, "found the problem types of Sources/AlertAPI")
+        for type in types.sorted() {
+            #expect(spec.contains("- urn:alertd:problem:\(type)\n"), "openapi.yaml's Problem type list lacks \(type)")
+            #expect(errors.contains("| `urn:alertd:problem:\(type)` |") || errors.contains("`\(type)` ("),
+                    "docs/ERRORS.md names no \(type)")
+        }
+    }
+
     @Test("Every link of the README and docs/ to a file of the repository leads to it, and to a heading it has")
     func linksResolve() throws {
         var checked = 0
@@ -131,6 +148,13 @@ enum Docs {
         let pages = try FileManager.default.contentsOfDirectory(atPath: root.appendingPathComponent("docs").path)
             .filter { $0.hasSuffix(".md") }.sorted().map { "docs/" + $0 }
         return ["README.md"] + pages
+    }
+
+    /// The Swift files under `folder`, as paths from the repository's top.
+    static func swiftFiles(under folder: String) throws -> [String] {
+        let enumerator = FileManager.default.enumerator(atPath: root.appendingPathComponent(folder).path)
+        return (enumerator?.allObjects as? [String] ?? []).filter { $0.hasSuffix(".swift") }.sorted()
+            .map { folder + "/" + $0 }
     }
 
     static func read(_ path: String) throws -> String {
