@@ -436,22 +436,30 @@ run_cluster_rows() { # command line to record
     } >"$WORK/cluster.md"
 }
 
+# The end of a BENCH_ONLY run: print its rows ($WORK/<key>.md), keep them with the log in
+# bench/results/<date>-<sha>-<key>.txt, write docs/PERFORMANCE.md's <key> block when a section is named (unless
+# BENCH_NO_DOCS=1), and exit. finish_selected <key> <label> [<section>]
+finish_selected() {
+    local key=$1 label=$2 section=${3:-}
+    echo
+    cat "$WORK/$key.md"
+    mkdir -p bench/results
+    RESULT=bench/results/$(date -u +%Y-%m-%d)-$SHA-$key.txt
+    local n=2
+    while [[ -e "$RESULT" ]]; do RESULT=bench/results/$(date -u +%Y-%m-%d)-$SHA-$key-$n.txt; n=$((n + 1)); done
+    { cat "$WORK/$key.md"; echo; echo "== log"; cat "$LOG"; } >"$RESULT"
+    echo "results: $RESULT"
+    if [[ -n "$section" && "${BENCH_NO_DOCS:-0}" != 1 ]]; then
+        replace_block "$key" "$WORK/$key.md"
+        echo "docs: wrote the $section section of $DOC"
+    fi
+    echo "bench ($label rows only): done in $((SECONDS - STARTED)) s"
+    exit 0
+}
+
 if [[ "$ONLY" == cluster ]]; then
     run_cluster_rows "BENCH_ONLY=cluster bench/run.sh"
-    echo
-    cat "$WORK/cluster.md"
-    mkdir -p bench/results
-    RESULT=bench/results/$(date -u +%Y-%m-%d)-$SHA-cluster.txt
-    n=2
-    while [[ -e "$RESULT" ]]; do RESULT=bench/results/$(date -u +%Y-%m-%d)-$SHA-cluster-$n.txt; n=$((n + 1)); done
-    { cat "$WORK/cluster.md"; echo; echo "== log"; cat "$LOG"; } >"$RESULT"
-    echo "results: $RESULT"
-    if [[ "${BENCH_NO_DOCS:-0}" != 1 ]]; then
-        replace_block cluster "$WORK/cluster.md"
-        echo "docs: wrote the Cluster section of $DOC"
-    fi
-    echo "bench (cluster rows only): done in $((SECONDS - STARTED)) s"
-    exit 0
+    finish_selected cluster cluster Cluster
 fi
 
 ###############################################################################
@@ -461,20 +469,7 @@ source bench/mcp.sh
 
 if [[ "$ONLY" == mcp ]]; then
     run_mcp_rows "BENCH_ONLY=mcp bench/run.sh"
-    echo
-    cat "$WORK/mcp.md"
-    mkdir -p bench/results
-    RESULT=bench/results/$(date -u +%Y-%m-%d)-$SHA-mcp.txt
-    n=2
-    while [[ -e "$RESULT" ]]; do RESULT=bench/results/$(date -u +%Y-%m-%d)-$SHA-mcp-$n.txt; n=$((n + 1)); done
-    { cat "$WORK/mcp.md"; echo; echo "== log"; cat "$LOG"; } >"$RESULT"
-    echo "results: $RESULT"
-    if [[ "${BENCH_NO_DOCS:-0}" != 1 ]]; then
-        replace_block mcp "$WORK/mcp.md"
-        echo "docs: wrote the MCP section of $DOC"
-    fi
-    echo "bench (MCP rows only): done in $((SECONDS - STARTED)) s"
-    exit 0
+    finish_selected mcp MCP MCP
 fi
 
 ###############################################################################
@@ -484,20 +479,7 @@ source bench/phone.sh
 
 if [[ "$ONLY" == phone ]]; then
     run_phone_rows "BENCH_ONLY=phone bench/run.sh"
-    echo
-    cat "$WORK/phone.md"
-    mkdir -p bench/results
-    RESULT=bench/results/$(date -u +%Y-%m-%d)-$SHA-phone.txt
-    n=2
-    while [[ -e "$RESULT" ]]; do RESULT=bench/results/$(date -u +%Y-%m-%d)-$SHA-phone-$n.txt; n=$((n + 1)); done
-    { cat "$WORK/phone.md"; echo; echo "== log"; cat "$LOG"; } >"$RESULT"
-    echo "results: $RESULT"
-    if [[ "${BENCH_NO_DOCS:-0}" != 1 ]]; then
-        replace_block phone "$WORK/phone.md"
-        echo "docs: wrote the Phone section of $DOC"
-    fi
-    echo "bench (phone rows only): done in $((SECONDS - STARTED)) s"
-    exit 0
+    finish_selected phone phone Phone
 fi
 
 ###############################################################################
@@ -554,16 +536,7 @@ if [[ "$ONLY" == store ]]; then
         row_rate 'durable POST /v1/alerts (login alert), against memory-only' '' "${R[dpost]}" "${R[base_dpost]}" "${R[dpost_cpu]}" \
             "${R[base_dpost_cpu]}" "${R[dpost_ratio]}" "${R[dpost_ratios]}" req memory-only
     } >"$WORK/store.md"
-    echo
-    cat "$WORK/store.md"
-    mkdir -p bench/results
-    RESULT=bench/results/$(date -u +%Y-%m-%d)-$SHA-store.txt
-    n=2
-    while [[ -e "$RESULT" ]]; do RESULT=bench/results/$(date -u +%Y-%m-%d)-$SHA-store-$n.txt; n=$((n + 1)); done
-    { cat "$WORK/store.md"; echo; echo "== log"; cat "$LOG"; } >"$RESULT"
-    echo "results: $RESULT"
-    echo "bench (store rows only): done in $((SECONDS - STARTED)) s"
-    exit 0
+    finish_selected store store
 fi
 
 start_server "$APORT" "$ALERTD" "${ALERTD_ARGS[@]}" # a fresh store for the cycles
