@@ -112,14 +112,9 @@ int main(int argc, char **argv)
     pthread_sigmask(SIG_BLOCK, &signals, NULL); /* before the daemon threads start */
     signal(SIGPIPE, SIG_IGN);
 
-    unsigned int flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ITC;
     struct MHD_Daemon *daemon = MHD_start_daemon(
-        flags, port, NULL, NULL, access_handler, NULL,
-        MHD_OPTION_CONNECTION_LIMIT, limit,
-        MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)(64 * 1024),
-        MHD_OPTION_CONNECTION_TIMEOUT, 30u,
-        MHD_OPTION_LISTEN_BACKLOG_SIZE, 1024u,
-        MHD_OPTION_THREAD_POOL_SIZE, threads,
+        BASELINE_FLAGS, port, NULL, NULL, access_handler, NULL,
+        BASELINE_OPTIONS(limit, threads),
         MHD_OPTION_END);
     if (daemon == NULL) {
         fprintf(stderr, "baseline: cannot start on port %u\n", port);

@@ -209,15 +209,10 @@ int main(int argc, char **argv)
         fprintf(stderr, "durable: cannot start the writer thread\n");
         return 1;
     }
-    unsigned int flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ITC;
     struct MHD_Daemon *daemon = MHD_start_daemon(
-        flags, port, NULL, NULL, access_handler, NULL,
+        BASELINE_FLAGS, port, NULL, NULL, access_handler, NULL,
         MHD_OPTION_NOTIFY_COMPLETED, request_completed, NULL,
-        MHD_OPTION_CONNECTION_LIMIT, limit,
-        MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)(64 * 1024),
-        MHD_OPTION_CONNECTION_TIMEOUT, 30u,
-        MHD_OPTION_LISTEN_BACKLOG_SIZE, 1024u,
-        MHD_OPTION_THREAD_POOL_SIZE, threads,
+        BASELINE_OPTIONS(limit, threads),
         MHD_OPTION_END);
     if (daemon == NULL) {
         fprintf(stderr, "durable: cannot start on port %u\n", port);
