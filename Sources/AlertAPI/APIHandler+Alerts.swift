@@ -61,7 +61,8 @@ extension APIHandler {
         }
         let (caller, notifier) = (route.caller, self.notifier)
         return onChange(.create(prepared, owner: caller.name, idempotencyKey: idempotencyKey)) { created in
-            if !created.replayed { notifier?.created(created.alert) }
+            // An alert a rule answered at once wakes nobody.
+            if !created.replayed, created.alert.result == nil { notifier?.created(created.alert) }
             var response = HTTPResponse.json(created.replayed ? 200 : 201, alert: created.alert, for: caller)
             response.headers.add("Location", "/v1/alerts/\(created.alert.id.rawValue)")
             if created.replayed { response.headers.add("Idempotent-Replayed", "true") }

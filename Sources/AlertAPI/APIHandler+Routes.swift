@@ -32,6 +32,14 @@ extension APIHandler {
         Route("/v1/answers", [
             .post(.answer) { handler, route throws(Problem) in try handler.answerMany(route) },
         ]),
+        Route("/v1/rules", [
+            .get(.manageRules) { handler, _ in handler.listRules() },
+            .post(.manageRules) { handler, route throws(Problem) in try handler.createRule(route) },
+        ]),
+        Route("/v1/rules/{id}", [
+            .get(.manageRules) { handler, route in handler.readRule(route) },
+            .delete(.manageRules) { handler, route in handler.deleteRule(route) },
+        ]),
         Route("/v1/me", [
             .get(.read) { handler, route in .response(handler.me(route)) },
         ]),

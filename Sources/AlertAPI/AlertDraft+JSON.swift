@@ -4,7 +4,7 @@ import JSON
 
 extension AlertDraft {
     static let members = ["title", "message", "style", "tag", "presenter", "animated", "buttons", "destructive",
-                          "fields", "timeout", "callback", "responders", "groups", "fourEyes", "quorum"]
+                          "fields", "timeout", "callback", "responders", "groups", "fourEyes", "quorum", "tool", "toolInput"]
 
     /// Reads a create body in any of the seeds' shapes. Type errors are collected with
     /// their JSON pointers; the store applies the rules afterwards.
@@ -32,6 +32,7 @@ extension AlertDraft {
             let fieldItems = reader.array(body["fields"], at: "/fields") ?? []
             fields = fieldItems.enumerated().compactMap { reader.field($1, at: "/fields/\($0)") }
             policy = reader.policy(body)
+            tool = reader.toolCall(body)
         }
         if !reader.issues.isEmpty { throw .validation(reader.issues) }
     }
@@ -88,6 +89,36 @@ extension BodyReader {
 }
 
 extension BodyReader {
+    /// An approval's tool call: `tool` (its name) and `toolInput` (an object; each member kept as text: a string as
+    /// it is, anything else as compact JSON); `toolInput` needs `tool`.
+    mutating func toolCall(_ body: JSONObject) -> ToolCall? {
+        let name = string(body["tool"], at: "/tool")
+        let input = texts(body["toolInput"], at: "/toolInput", strict: false)
+        if name == nil, !(input?.isEmpty ?? true) { fail("/toolInput", "toolInput needs tool: name the tool") }
+        return name.map { ToolCall(name: $0, input: input ?? [:]) }
+    }
+
+    /// An object whose members become texts: strings as they are; other values as compact JSON unless `strict`
+    /// (then only strings are allowed). `nil` when absent or null.
+    mutating func texts(_ value: JSONValue?, at pointer: String, strict: Bool) -> [String: String]? {
+        guard let value, !value.isNull else { return nil }
+        guard let object = value.objectValue else {
+            fail(pointer, "'\(pointer.dropFirst())' must be an object; got \(value.typeName)")
+            return nil
+        }
+        var texts: [String: String] = [:]
+        for (key, member) in object.members {
+            if let text = member.stringValue {
+                texts[key] = text
+            } else if strict {
+                fail(pointer + "/" + key, "must be a string (a glob); got \(member.typeName)")
+            } else {
+                texts[key] = String(decoding: JSONWriter.encode(member), as: UTF8.self)
+            }
+        }
+        return texts
+    }
+
     /// Who may answer: `responders` and `groups` (arrays of names), `fourEyes` and `quorum`; the store checks them.
     mutating func policy(_ body: JSONObject) -> AnswerPolicy {
         func names(_ member: String) -> [String] {

@@ -20,6 +20,10 @@ extension JSONWriter {
         if let owner = alert.owner { write(owner) } else { writeNull() }
         write(alert.policy)
         write(votes: alert.votes)
+        if let tool = alert.tool {
+            member("tool"); write(tool.name)
+            member("toolInput"); write(texts: tool.input)
+        }
         member("animated"); write(alert.animated)
         member("buttons")
         beginArray()
@@ -59,6 +63,15 @@ extension JSONWriter {
             write(delivery, redactingCredentials: redactingSecrets)
         } else {
             writeNull()
+        }
+        endObject()
+    }
+
+    /// Writes an object of texts, members sorted by name.
+    mutating func write(texts: [String: String]) {
+        beginObject()
+        for (key, text) in texts.sorted(by: { $0.key < $1.key }) {
+            member(named: key); write(text)
         }
         endObject()
     }

@@ -111,8 +111,13 @@ public final class Metrics: Sendable {
         family("alertd_event_streams_dropped_total", "counter", "Event streams dropped for reading too slowly.",
                ["alertd_event_streams_dropped_total \(state.droppedStreams)"])
         family("alertd_answers_total", "counter", "Answers, by the responder's token name (empty without tokens).",
-               state.answersByResponder.sorted { $0.key < $1.key }.map { name, count in
+               state.answersByResponder.merging(store.ruleAnswers.map { ("rule:\($0.key)", $0.value) }, uniquingKeysWith: +)
+                   .sorted { $0.key < $1.key }.map { name, count in
                    "alertd_answers_total{responder=\"\(name)\"} \(count)"
+               })
+        family("alertd_rule_answers_total", "counter", "Alerts answered by a rule, by the rule's name.",
+               store.ruleAnswers.sorted { $0.key < $1.key }.map { name, count in
+                   "alertd_rule_answers_total{rule=\"\(name)\"} \(count)"
                })
         family("alertd_answer_latency_seconds", "histogram", "Time from creation to answer, for answered alerts.",
                state.answerLatency.lines("alertd_answer_latency_seconds"))

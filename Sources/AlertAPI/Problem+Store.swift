@@ -6,7 +6,8 @@ extension Problem {
     init(_ error: AlertStoreError) {
         switch error.kind {
         case .notFound:
-            self = .alertd(404, "not-found", "No such alert", detail: error.message)
+            self = .alertd(404, "not-found", error.message.hasPrefix("no rule") ? "No such rule" : "No such alert",
+                           detail: error.message)
         case .alreadyResolved:
             self = .alertd(409, "already-resolved", "Alert already resolved", detail: error.message)
             result = error.result
@@ -22,6 +23,8 @@ extension Problem {
             headers.add("Retry-After", "5")
         case .alreadyVoted:
             self = .alertd(409, "already-voted", "Already voted", detail: error.message)
+        case .ruleExists:
+            self = .alertd(409, "rule-exists", "Rule exists", detail: error.message)
         case .historyGone:
             self = .alertd(410, "history-gone", "Event history gone", detail: error.message)
         case .keyReused:

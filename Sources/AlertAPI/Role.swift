@@ -36,6 +36,8 @@ public enum Role: String, Sendable, CaseIterable {
         case follow
         /// `/metrics`.
         case readMetrics
+        /// `/v1/rules`: the rules that answer alerts (admins only).
+        case manageRules
         /// `POST /mcp`: the MCP tools, each held to the role's rules as its REST route is.
         case mcp
 
@@ -50,6 +52,7 @@ public enum Role: String, Sendable, CaseIterable {
             case .dismiss: "dismiss alerts"
             case .follow: "follow events"
             case .readMetrics: "read metrics"
+            case .manageRules: "manage rules"
             case .mcp: "use the MCP endpoint"
             }
         }

@@ -34,6 +34,7 @@ extension Alert {
         }
         policy.write(to: &writer)
         Vote.write(votes, to: &writer)
+        ToolCall.write(tool, to: &writer)
         if let result {
             writer.member("result")
             result.write(to: &writer)
@@ -66,5 +67,6 @@ extension Alert {
         )
         policy = try AnswerPolicy(storedIn: object)
         votes = try Vote.votes(storedIn: object)
+        tool = try ToolCall.read(storedIn: object)
     }
 }

@@ -42,6 +42,7 @@ extension AlertDraft {
             writer.write(callback)
         }
         policy.write(to: &writer)
+        ToolCall.write(tool, to: &writer)
         writer.endObject()
         return writer.bytes
     }
@@ -79,5 +80,6 @@ extension AlertDraft {
             callback: try object.optionalString("callback")
         )
         policy = try AnswerPolicy(storedIn: object)
+        tool = try ToolCall.read(storedIn: object)
     }
 }

@@ -38,14 +38,15 @@ extension Vote {
 }
 
 extension Alert {
-    /// The answer policy and the votes so far as one JSON object (the journal's `policy` column: votes change a
-    /// pending alert, and this column is the one a vote rewrites), or `nil` for the default policy without votes.
+    /// The answer policy, the votes so far and an approval's tool call as one JSON object (the journal's `policy` column: votes change a
+    /// pending alert, and this column is the one a vote rewrites), or `nil` for the default policy without votes or tool.
     public var storedPolicyJSON: [UInt8]? {
-        guard !policy.isDefault || !votes.isEmpty else { return nil }
+        guard !policy.isDefault || !votes.isEmpty || tool != nil else { return nil }
         var writer = JSONWriter(capacity: 96)
         writer.beginObject()
         policy.write(to: &writer)
         Vote.write(votes, to: &writer)
+        ToolCall.write(tool, to: &writer)
         writer.endObject()
         return writer.bytes
     }
@@ -55,5 +56,6 @@ extension Alert {
         let object = try parseStored(bytes, "policy").object("the policy")
         policy = try AnswerPolicy(storedIn: object)
         votes = try Vote.votes(storedIn: object)
+        tool = try ToolCall.read(storedIn: object)
     }
 }

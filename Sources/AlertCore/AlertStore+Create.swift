@@ -62,7 +62,7 @@ extension AlertStore {
         while !records.insertNew(alert) { alert.id = .random() }
         admit(alert, expiringIn: prepared.draft.timeout.map { .seconds($0) })
         journalize(.created(alert, event: changeIndex, idempotency: idempotency))
-        return alert
+        return answeredByRule(alert)
     }
 
     /// The pending alert a draft makes, created now, once the pending limit allows another.
@@ -90,6 +90,7 @@ extension AlertStore {
             owner: owner
         )
         alert.policy = draft.policy
+        alert.tool = draft.tool
         return alert
     }
 

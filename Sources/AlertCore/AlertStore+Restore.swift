@@ -10,6 +10,7 @@ extension AlertStore {
         changeIndex = image.changeIndex
         for event in image.events { eventLog.append(event) }
         historyFloor = image.historyFloor
+        for rule in image.rules { rules[rule.name] = rule }
         let wallNow = Date()
         let now = ContinuousClock.now
         /// The monotonic instant of a wall-clock date, as seen from now.

@@ -54,6 +54,12 @@ public actor AlertStore {
     var createdCount: UInt64 = 0
     var resolutionCounts: [Resolution: UInt64] = [:]
 
+    // Rules.
+    /// The rules that answer alerts, by name (`AlertStore+Rules.swift`).
+    var rules: [String: AnswerRule] = [:]
+    /// Alerts each rule answered since start, by rule name, for metrics.
+    var ruleAnswerCounts: [String: UInt64] = [:]
+
     // Idempotency.
     /// Idempotency keys in use, each within its owner, with the draft they created and the alert's sequence number.
     var idempotencyKeys: [IdempotencyScope: (draft: AlertDraft, sequence: UInt64)] = [:]
@@ -166,7 +172,8 @@ public actor AlertStore {
             waiters: waiters.count,
             index: changeIndex,
             created: createdCount,
-            resolutions: resolutionCounts
+            resolutions: resolutionCounts,
+            ruleAnswers: ruleAnswerCounts
         )
     }
 
@@ -251,6 +258,8 @@ public struct StoreStatistics: Sendable, Equatable {
     public var created: UInt64 = 0
     /// Alerts resolved since the store started, by how they resolved.
     public var resolutions: [Resolution: UInt64] = [:]
+    /// Alerts answered by each rule since the store started, by rule name.
+    public var ruleAnswers: [String: UInt64] = [:]
 
     /// Creates statistics.
     ///
@@ -263,7 +272,7 @@ public struct StoreStatistics: Sendable, Equatable {
     ///   - resolutions: Alerts resolved since start, by resolution.
     public init(
         pending: Int, resolved: Int, waiters: Int, index: UInt64, created: UInt64 = 0,
-        resolutions: [Resolution: UInt64] = [:]
+        resolutions: [Resolution: UInt64] = [:], ruleAnswers: [String: UInt64] = [:]
     ) {
         self.pending = pending
         self.resolved = resolved
@@ -271,6 +280,7 @@ public struct StoreStatistics: Sendable, Equatable {
         self.index = index
         self.created = created
         self.resolutions = resolutions
+        self.ruleAnswers = ruleAnswers
     }
 }
 

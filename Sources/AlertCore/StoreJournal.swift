@@ -36,6 +36,10 @@ public enum JournalRecord: Sendable, Equatable {
     case voted(Alert, event: UInt64)
     /// The webhook delivery of the alert with this sequence number changed.
     case delivery(sequence: UInt64, WebhookDelivery)
+    /// A rule that answers alerts was added (`AnswerRule`); the answers it gave follow as `resolved` records.
+    case ruleAdded(AnswerRule)
+    /// The rule with this name was removed.
+    case ruleRemoved(name: String)
     /// Retention dropped the resolved alert with this sequence number, and its idempotency key with it.
     case dropped(sequence: UInt64)
 }
@@ -89,6 +93,8 @@ public struct StoreImage: Sendable {
     public var nextSequence: UInt64
     /// Idempotency keys still in force, with the sequence number of the alert each created.
     public var idempotency: [(record: IdempotencyRecord, sequence: UInt64)]
+    /// The rules that answer alerts.
+    public var rules: [AnswerRule] = []
 
     public init(
         epoch: String, boxes: [AlertBox] = [], events: [AlertEvent] = [], changeIndex: UInt64 = 0,

@@ -29,6 +29,10 @@ enum ImageReader {
         // from a backup (`SQLiteJournal.restore`), which drops them all.
         image.historyFloor = image.events.first.map { $0.index - 1 } ?? image.changeIndex
         image.idempotency = try keys(connection)
+        let rules = try prepare(connection, "SELECT rule FROM rules ORDER BY name")
+        while try step(rules) {
+            image.rules.append(try decode { () throws(JournalDecodingError) in try AnswerRule(stored: rules.bytes(at: 0)) })
+        }
         return image
     }
 

@@ -8,7 +8,7 @@ enum JournalSchema {
     static let applicationID: Int64 = 0x616C_7264
 
     /// Step `n` (0-based) takes a file from version `n` to `n + 1`.
-    static let migrations: [@Sendable (SQLiteConnection) throws(SQLiteError) -> Void] = [version1, version2, version3]
+    static let migrations: [@Sendable (SQLiteConnection) throws(SQLiteError) -> Void] = [version1, version2, version3, version4]
 
     /// The version this build writes.
     static var currentVersion: Int { migrations.count }
@@ -132,6 +132,11 @@ enum JournalSchema {
             ALTER TABLE alerts ADD COLUMN policy TEXT;
             ALTER TABLE event_alerts ADD COLUMN policy TEXT;
             """)
+    }
+
+    /// Version 4: the rules that answer alerts (`AnswerRule` as JSON), one row per rule.
+    private static let version4: @Sendable (SQLiteConnection) throws(SQLiteError) -> Void = { connection in
+        try connection.execute("CREATE TABLE rules (name TEXT PRIMARY KEY, rule TEXT NOT NULL) STRICT;")
     }
 
     /// The columns of an alert after its sequence number and id, in `alerts` and `event_alerts` (and in version 1's

@@ -47,6 +47,8 @@ final class JournalWriter {
     private let forgetShownAlert: SQLiteStatement
     private let trimEvents: SQLiteStatement
     private let updateMeta: SQLiteStatement
+    private let insertRule: SQLiteStatement
+    private let deleteRule: SQLiteStatement
 
     /// Prepares the statements on `connection`, whose file at `path` holds `image`.
     init(
@@ -102,6 +104,8 @@ final class JournalWriter {
             "INSERT OR REPLACE INTO event_alerts (\(AlertRow.columns)) VALUES (\(AlertRow.placeholders))")
         forgetShownAlert = try connection.prepare("DELETE FROM event_alerts WHERE sequence = ?")
         updateMeta = try connection.prepare("UPDATE meta SET change_index = ?, next_sequence = ? WHERE singleton = 1")
+        insertRule = try connection.prepare("INSERT INTO rules (name, rule) VALUES (?, ?)")
+        deleteRule = try connection.prepare("DELETE FROM rules WHERE name = ?")
     }
 
     /// Writes every record of `batch`, in order, in one transaction, with the trimmed event history and the meta
@@ -196,6 +200,13 @@ final class JournalWriter {
             updateVotes.bind(Int64(bitPattern: alert.sequence), at: 2)
             try updateVotes.run()
             try insert(event: event, kind: .voted, alert.sequence)
+        case .ruleAdded(let rule):
+            insertRule.bind(rule.name, at: 1)
+            insertRule.bind(text: rule.storedJSON, at: 2)
+            try insertRule.run()
+        case .ruleRemoved(let name):
+            deleteRule.bind(name, at: 1)
+            try deleteRule.run()
         case .delivery(let sequence, let delivery):
             AlertRow.bindDelivery(delivery, to: updateDelivery, from: 1)
             updateDelivery.bind(Int64(bitPattern: sequence), at: 6)

@@ -36,6 +36,8 @@ public struct Alert: Sendable, Equatable {
     public var policy = AnswerPolicy()
     /// The votes so far of a quorum alert (`policy.quorum` > 1), oldest first; empty otherwise.
     public var votes: [Vote] = []
+    /// The tool call an agent's approval alert asks about, for rules to match; `nil` for other alerts.
+    public var tool: ToolCall?
 
     /// Creates an alert as it is, without applying any rule (the store applies them in `create`).
     ///

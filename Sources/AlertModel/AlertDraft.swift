@@ -24,6 +24,8 @@ public struct AlertDraft: Sendable, Equatable {
     public var callback: String?
     /// Who may answer the alert (`AnswerPolicy`).
     public var policy = AnswerPolicy()
+    /// The tool call an agent's approval asks about (`ToolCall`), for rules to match; `nil` for other alerts.
+    public var tool: ToolCall?
 
     /// Creates a draft; the defaults are the contract's.
     ///

@@ -18,6 +18,8 @@ public struct AlertStoreError: Error, Sendable, Equatable, CustomStringConvertib
         case keyReused
         /// The responder already voted on this quorum alert; nothing changed.
         case alreadyVoted
+        /// A rule with this name exists already; nothing changed.
+        case ruleExists
         case unavailable
     }
 

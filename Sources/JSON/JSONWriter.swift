@@ -149,6 +149,17 @@ public struct JSONWriter: @unchecked Sendable {
         needsComma = false
     }
 
+    /// Starts a member whose name comes from data (a map's key): escaped as a string is.
+    ///
+    /// - Parameters:
+    ///   - name: the member name.
+    public mutating func member(named name: String) {
+        write(name)
+        space(1)[0] = UInt8(ascii: ":")
+        commit(1)
+        needsComma = false
+    }
+
     /// Ends the innermost object.
     public mutating func endObject() {
         append(UInt8(ascii: "}"))

@@ -211,7 +211,7 @@ struct StoreBackend: AlertBackend {
     private static func backendError(_ error: AlertStoreError) -> AlertBackendError {
         switch error.kind {
         case .notFound: AlertBackendError(.notFound, error.message)
-        case .invalid, .tooManyPending, .keyReused, .historyGone, .alreadyResolved, .alreadyVoted:
+        case .invalid, .tooManyPending, .keyReused, .historyGone, .alreadyResolved, .alreadyVoted, .ruleExists:
             AlertBackendError(.rejected, reason(Problem(error)))
         case .shuttingDown, .unavailable: AlertBackendError(.failed, error.message)
         }
