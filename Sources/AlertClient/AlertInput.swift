@@ -26,6 +26,10 @@ public struct AlertInput: Encodable, Sendable, Equatable {
     public var groups: [String]?
     /// Whether the creating token may not answer it (four eyes).
     public var fourEyes: Bool?
+    /// The tool call an agent's approval asks about, for the server's rules to match; `nil` for other alerts.
+    public var tool: String?
+    /// The tool's input members as text (`toolInput`); only with `tool`.
+    public var toolInput: [String: String]?
 
     /// - Parameters: the members of `AlertCreate`; everything defaults as on the server.
     public init(

@@ -101,6 +101,9 @@ public struct AlertDraftInput: Sendable, Equatable {
     public var fields: [Field]
     /// Seconds until it expires; `nil`: never.
     public var timeout: Double?
+    /// The tool call an approval asks about, for alertd's rules to match (`tool` and `toolInput`); `nil` otherwise.
+    public var tool: String?
+    public var toolInput: [String: String] = [:]
 
     public init(
         title: String? = nil, message: String? = nil, style: String = "alert", tag: Int64 = 0, presenter: String? = nil,
@@ -142,6 +145,11 @@ public struct AlertDraftInput: Sendable, Equatable {
             })))
         }
         if let timeout { members.append(("timeout", .number(timeout))) }
+        if let tool {
+            members.append(("tool", .string(tool)))
+            members.append(("toolInput", .object(JSONObject(toolInput.sorted { $0.key < $1.key }
+                .map { ($0.key, JSONValue.string($0.value)) }))))
+        }
         return .object(JSONObject(members))
     }
 }

@@ -7,6 +7,7 @@ import JSON
 /// - message: the tool's input as JSON, 2-space indent, keys sorted, cut to alertd's limit with a last line
 ///   `… (cut, N more bytes)`; then, from the hook, a blank line and `Session: …` and `Directory: …` lines
 /// - buttons `Deny` (cancel, index 0) and `Allow` (index 1); one field, placeholder `Reason (optional)`
+/// - `tool` the tool's name and `toolInput` its input's members as text (`toolInputTexts`), for alertd's rules
 public enum Approval {
     /// alertd's limit on a message, in characters.
     public static let messageLimit = 4096
@@ -25,13 +26,29 @@ public enum Approval {
     public static func draft(
         toolName: String, input: JSONValue, context: [String] = [], timeout: Double? = nil
     ) -> AlertDraftInput {
-        AlertDraftInput(
+        var draft = AlertDraftInput(
             title: title(toolName: toolName),
             message: message(input: input, context: context),
             buttons: [.init(title: "Deny", style: "cancel"), .init(title: "Allow")],
             fields: [.init(placeholder: reasonPlaceholder)],
             timeout: timeout
         )
+        draft.tool = cut(toolName, to: 256)
+        draft.toolInput = toolInputTexts(input)
+        return draft
+    }
+
+    /// The input's top-level members as alertd's `toolInput` keeps them: a string as it is, anything else as compact
+    /// JSON; within alertd's limits (the first 64 members by name, each value cut to 4096 characters, names to
+    /// 256). An input that is no object has no members.
+    public static func toolInputTexts(_ input: JSONValue) -> [String: String] {
+        guard case .object(let object) = input else { return [:] }
+        var texts: [String: String] = [:]
+        for member in object.members.sorted(by: { $0.key < $1.key }).prefix(64) where !member.key.isEmpty {
+            let text = member.value.stringValue ?? String(decoding: JSONWriter.encode(member.value), as: UTF8.self)
+            texts[cut(member.key, to: 256)] = cut(text, to: 4096)
+        }
+        return texts
     }
 
     /// `Allow <tool>?`, the tool's name cut to fit alertd's title limit.

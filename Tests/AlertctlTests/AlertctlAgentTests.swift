@@ -42,6 +42,25 @@ struct AlertctlAgentTests {
         }
     }
 
+    @Test("a tool rule answers the hook's approval at once: allow, by rule:<name>, and no alert is left pending")
+    func hookAnsweredByRule() async throws {
+        try await AlertctlServer.with { server in
+            let (status, rule) = try await server.request("POST", "/v1/rules", body: #"{"name":"deploys","#
+                + #""match":{"tool":"Bash","toolInput":{"command":"make *"}},"button":"Allow"}"#)
+            #expect(status == 201, "\(rule)")
+            let output = try await AlertctlProcess(
+                ["--url", server.url, "hook", "claude-code"], standardInput: try inputFile(Self.hookInput)
+            ).finish()
+            #expect(output.stdout == expected("allow", "Allowed by rule:deploys"))
+            let (_, list) = try await server.request("GET", "/v1/alerts?state=pending")
+            #expect((list["alerts"] as? [Any])?.isEmpty == true, "nobody was asked: \(list)")
+            let (_, all) = try await server.request("GET", "/v1/alerts?state=resolved")
+            let alert = (all["alerts"] as? [[String: Any]])?.first
+            #expect(alert?["tool"] as? String == "Bash")
+            #expect((alert?["toolInput"] as? [String: Any])?["command"] as? String == "make deploy")
+        }
+    }
+
     @Test("the hook prints deny with the reason typed")
     func hookDenies() async throws {
         try await AlertctlServer.with { server in

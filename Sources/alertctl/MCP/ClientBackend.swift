@@ -83,11 +83,14 @@ struct ClientBackend: AlertBackend {
                 placeholder: field.placeholder, text: field.text, secure: field.secure, keyboard: keyboard
             ))
         }
-        return AlertInput(
+        var input = AlertInput(
             title: draft.title, message: draft.message, style: style, tag: draft.tag, presenter: draft.presenter,
             buttons: draft.buttons.map { ButtonInput($0.title, style: $0.style) }, destructive: draft.destructive,
             fields: fields, timeout: draft.timeout
         )
+        input.tool = draft.tool
+        input.toolInput = draft.tool == nil ? nil : draft.toolInput
+        return input
     }
 
     static func snapshot(_ alert: RemoteAlert) -> AlertSnapshot {
