@@ -36,7 +36,7 @@ extension APIHandler {
             .get(.manageRules) { handler, _ in handler.listRules() },
             .post(.manageRules) { handler, route throws(Problem) in try handler.createRule(route) },
         ]),
-        Route("/v1/rules/{id}", [
+        Route("/v1/rules/{name}", [
             .get(.manageRules) { handler, route in handler.readRule(route) },
             .delete(.manageRules) { handler, route in handler.deleteRule(route) },
         ]),

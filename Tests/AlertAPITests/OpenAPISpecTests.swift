@@ -95,6 +95,8 @@ struct OpenAPISpecTests {
         "/v1/events": ["get", "head"],
         "/v1/me": ["get", "head"],
         "/v1/answers": ["post"],
+        "/v1/rules": ["get", "head", "post"],
+        "/v1/rules/{name}": ["get", "head", "delete"],
         "/metrics": ["get", "head"],
         "/mcp": ["post"],
         "/app": ["get", "head"],
@@ -216,8 +218,10 @@ struct OpenAPISpecTests {
         let spec = try outline()
         try await LiveServer.with { server in
             let id = try await server.create(#"{"message":"hi"}"#)
+            let rule = try await server.send("POST", "/v1/rules", body: #"{"name":"r","match":{"tag":9},"button":"OK"}"#)
+            #expect(rule.status == 201)
             for (path, operations) in spec.paths {
-                let concrete = path.replacingOccurrences(of: "{id}", with: id)
+                let concrete = path.replacingOccurrences(of: "{id}", with: id).replacingOccurrences(of: "{name}", with: "r")
                 for method in operations.keys where method == "get" || method == "head" {
                     // The event stream never ends by itself: ask for its long-poll form.
                     let target = path == "/v1/events" ? concrete + "?wait=0" : concrete

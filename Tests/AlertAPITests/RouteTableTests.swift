@@ -33,7 +33,7 @@ struct RouteTableTests {
         let allow = Dictionary(uniqueKeysWithValues: APIHandler.routes.map { ($0.template.text, $0.allow) })
         #expect(allow == [
             "/healthz": "GET, HEAD", "/openapi.yaml": "GET, HEAD", "/metrics": "GET, HEAD", "/v1/events": "GET, HEAD",
-            "/v1/me": "GET, HEAD", "/v1/answers": "POST",
+            "/v1/me": "GET, HEAD", "/v1/answers": "POST", "/v1/rules": "GET, HEAD, POST", "/v1/rules/{name}": "GET, HEAD, DELETE",
             "/v1/alerts": "GET, HEAD, POST", "/v1/alerts/{id}": "GET, HEAD, DELETE",
             "/v1/alerts/{id}/response": "GET, HEAD, POST", "/mcp": "POST",
             "/app": "GET, HEAD", "/app/app.css": "GET, HEAD", "/app/link": "GET, HEAD, POST", "/app/alerts/{id}": "GET, HEAD",
