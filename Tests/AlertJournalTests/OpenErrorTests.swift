@@ -29,7 +29,7 @@ struct OpenErrorTests {
         let database = directory.file("alertd.sqlite3")
         rawSQL(database, "PRAGMA user_version = 99")
         let error = await openError(directory.path)
-        #expect(error?.reason == .newerSchema(found: 99, supported: 3))
+        #expect(error?.reason == .newerSchema(found: 99, supported: 4))
         #expect(error?.description.contains("schema version 99") == true)
         #expect(rawSQL(database, "PRAGMA user_version") == 99)
     }
