@@ -30,6 +30,9 @@
 #   BENCH_ONLY=phone  only the phone rows (issue 27, bench/phone.sh; about 2 minutes): /app with 10,000 pending
 #                   against GET /v1/alerts?limit=50, creates with a slow or down --notify-webhook against none;
 #                   bench/results/<date>-<sha>-phone.txt and the "Phone" section of docs/PERFORMANCE.md
+#   BENCH_ONLY=scale  only the scale rows (issue 28; about 2 minutes): POST /v1/alerts with BENCH_SCALE_WAITERS
+#                   long-polls held (default 5000) against none, memory-only and durable; printed and kept in
+#                   bench/results/<date>-<sha>-scale.txt, docs/PERFORMANCE.md left alone
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -58,8 +61,8 @@ if ! [[ "$RESTARTS" =~ ^[0-9]+$ ]] || ((RESTARTS < 1)); then
 fi
 DATA_PARENT=${BENCH_DATA_PARENT:-$ROOT/.build}
 ONLY=${BENCH_ONLY:-}
-if [[ -n "$ONLY" && "$ONLY" != cluster && "$ONLY" != store && "$ONLY" != mcp && "$ONLY" != phone ]]; then
-    echo "bench: BENCH_ONLY must be empty (everything), cluster, store, mcp or phone" >&2
+if [[ -n "$ONLY" && "$ONLY" != cluster && "$ONLY" != store && "$ONLY" != mcp && "$ONLY" != phone && "$ONLY" != scale ]]; then
+    echo "bench: BENCH_ONLY must be empty (everything), cluster, store, mcp, phone or scale" >&2
     exit 2
 fi
 STARTED=$SECONDS
@@ -319,11 +322,12 @@ paired_servers() { # key req|cycles "what" ref-name ref-pid "ref wrk-args" name 
 # Median of numbers given as arguments.
 median() { printf '%s\n' "$@" | sort -g | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
 
-# Holds $WAITERS waiters on one alert with as many swarm processes as RLIMIT_NOFILE needs, reads
-# the server's RSS, releases them. Sets HOLD_RSS (kB) and HOLD_READY (waiters held).
-hold_rss() { # port pid id [count [swarm flags]]
-    local port=$1 pid=$2 id=$3 left=${4:-$WAITERS} flags=${5:-} block=0 count rss i ready
-    local -a swarms=() outs=()
+# Holds waiters on one alert with as many swarm processes as RLIMIT_NOFILE needs, and returns once all are held
+# (or two minutes passed). hold_release lets them go. Sets HOLD_READY (waiters held).
+HOLD_SWARMS=() HOLD_OUTS=()
+hold_start() { # port id count [swarm flags]
+    local port=$1 id=$2 left=$3 flags=${4:-} block=0 count i ready out
+    HOLD_SWARMS=() HOLD_OUTS=()
     while ((left > 0)); do
         count=$((left < PER_SWARM ? left : PER_SWARM))
         # The file of an earlier hold may still say READY until the new swarm's redirection truncates it.
@@ -331,25 +335,93 @@ hold_rss() { # port pid id [count [swarm flags]]
         # shellcheck disable=SC2086
         timeout 180 "$BIN/swarm" -p "$port" -i "$id" -n "$count" -m hold -b "$block" -w 120 -T 150 $flags \
             >"$WORK/hold.$block" 2>&1 &
-        swarms+=("$!")
+        HOLD_SWARMS+=("$!")
         PIDS+=("$!")
-        outs+=("$WORK/hold.$block")
+        HOLD_OUTS+=("$WORK/hold.$block")
         left=$((left - count))
         block=$((block + 1))
     done
     for i in $(seq 1200); do
         ready=0
-        for out in "${outs[@]}"; do grep -q READY "$out" && ready=$((ready + 1)); done
-        ((ready == ${#outs[@]})) && break
+        for out in "${HOLD_OUTS[@]}"; do grep -q READY "$out" && ready=$((ready + 1)); done
+        ((ready == ${#HOLD_OUTS[@]})) && break
         sleep 0.1
     done
+    HOLD_READY=$(cat "${HOLD_OUTS[@]}" | awk '/^READY/ { for (i = 1; i <= NF; i++) if ($i ~ /^waiters=/) { split($i, kv, "="); s += kv[2] } } END { print s + 0 }')
+}
+
+hold_release() {
+    local i out
+    for i in "${HOLD_SWARMS[@]}"; do kill -TERM "$i" 2>/dev/null || true; done
+    for i in "${HOLD_SWARMS[@]}"; do wait "$i" 2>/dev/null || true; forget "$i"; done
+    for out in "${HOLD_OUTS[@]}"; do cat "$out" >>"$LOG"; done
+    HOLD_SWARMS=() HOLD_OUTS=()
+}
+
+# Holds $WAITERS waiters (or count) on one alert, reads the server's RSS, releases them. Sets HOLD_RSS (kB) and
+# HOLD_READY (waiters held).
+hold_rss() { # port pid id [count [swarm flags]]
+    hold_start "$1" "$3" "${4:-$WAITERS}" "${5:-}"
     sleep 1
-    rss=$(rss_kb "$pid")
-    for i in "${swarms[@]}"; do kill -TERM "$i" 2>/dev/null || true; done
-    for i in "${swarms[@]}"; do wait "$i" 2>/dev/null || true; forget "$i"; done
-    for out in "${outs[@]}"; do cat "$out" >>"$LOG"; done
-    HOLD_READY=$(cat "${outs[@]}" | awk '/^READY/ { for (i = 1; i <= NF; i++) if ($i ~ /^waiters=/) { split($i, kv, "="); s += kv[2] } } END { print s + 0 }')
-    HOLD_RSS=$rss
+    HOLD_RSS=$(rss_kb "$2")
+    hold_release
+}
+
+# The scale rows (issue 28): POST /v1/alerts on one server with $SCALE_WAITERS long-polls held on another alert,
+# against the same server with none, $ROUNDS rounds, the order alternating as in paired_servers. Sets R[<key>],
+# R[base_<key>] (the rate with none), their CPU, R[<key>_ratio], R[<key>_ratios] and R[<key>_held].
+SCALE_WAITERS=${BENCH_SCALE_WAITERS:-5000}
+paired_held() { # key name pid port
+    local key=$1 name=$2 pid=$3 port=$4 round side rate ref_rate held=()
+    local -a rates=() cpus=() ref_rates=() ref_cpus=() ratios=()
+    for round in $(seq "$ROUNDS"); do
+        for side in $( ((round % 2 == 1)) && echo "none held" || echo "held none"); do
+            if [[ "$side" == held ]]; then
+                hold_start "$port" "$(new_alert "$port")" "$SCALE_WAITERS"
+                held+=("$HOLD_READY")
+                measure req "$name POST with $HOLD_READY held, round $round" "$pid" \
+                    -s bench/lua/post_alert.lua "http://127.0.0.1:$port/v1/alerts"
+                hold_release
+                rate=$RATE rates+=("$RATE") cpus+=("$CPU")
+                say "round $round: $name POST /v1/alerts with ${held[-1]} long-polls held $(fmt "$RATE") req/s [server CPU $CPU us/request] $WRK_ERRORS"
+            else
+                measure req "$name POST with none held, round $round" "$pid" \
+                    -s bench/lua/post_alert.lua "http://127.0.0.1:$port/v1/alerts"
+                ref_rate=$RATE ref_rates+=("$RATE") ref_cpus+=("$CPU")
+                say "round $round: $name POST /v1/alerts with none held $(fmt "$RATE") req/s [server CPU $CPU us/request] $WRK_ERRORS"
+            fi
+        done
+        ratios+=("$(div "$rate" "$ref_rate" 3)")
+        say "round $round: $name POST with long-polls held = ${ratios[-1]} x none held"
+    done
+    R[base_$key]=$(median "${ref_rates[@]}") R[base_${key}_cpu]=$(median "${ref_cpus[@]}")
+    R[$key]=$(median "${rates[@]}") R[${key}_cpu]=$(median "${cpus[@]}")
+    R[${key}_ratio]=$(median "${ratios[@]}") R[${key}_ratios]="${ratios[*]}" R[${key}_held]=$(median "${held[@]}")
+    say "$name POST with long-polls held: median ${R[${key}_ratio]} x none held (rounds ${ratios[*]})"
+}
+
+# Runs the scale rows on a memory-only alertd and on one with a data dir, then writes their table to $WORK/scale.md.
+run_scale_rows() {
+    say "== scale: POST /v1/alerts with $SCALE_WAITERS long-polls held, against none held; alertd memory-only on port $APORT, --data-dir on port $DPORT"
+    start_server "$APORT" "$ALERTD" "${ALERTD_ARGS[@]}"
+    local memory=$SERVER_PID
+    run_wrk "alertd memory-only warm-up" "$memory" -d2s "http://127.0.0.1:$APORT/healthz"
+    paired_held held "memory-only" "$memory" "$APORT"
+    stop_server "$memory"
+    start_server "$DPORT" "$ALERTD" "${DURABLE_ARGS[@]}" --data-dir "$(data_dir scale)"
+    local durable=$SERVER_PID
+    run_wrk "alertd durable warm-up" "$durable" -d2s "http://127.0.0.1:$DPORT/healthz"
+    paired_held dheld "durable" "$durable" "$DPORT"
+    stop_server "$durable"
+    rm -rf "$DATA_ROOT/scale"
+    {
+        echo "| figure | goal | measured | ratio / verdict |"
+        echo "|---|---|---|---|"
+        row_rate "POST /v1/alerts with ${R[held_held]} long-polls held, memory-only" 0.85 "${R[held]}" "${R[base_held]}" \
+            "${R[held_cpu]}" "${R[base_held_cpu]}" "${R[held_ratio]}" "${R[held_ratios]}" req "none held"
+        row_rate "POST /v1/alerts with ${R[dheld_held]} long-polls held, durable" 0.85 "${R[dheld]}" "${R[base_dheld]}" \
+            "${R[dheld_cpu]}" "${R[base_dheld_cpu]}" "${R[dheld_ratio]}" "${R[dheld_ratios]}" req "none held"
+    } >"$WORK/scale.md"
 }
 
 # RSS at WAITERS_GOAL waiters, linear from idle and a measurement with fewer.
@@ -460,6 +532,15 @@ finish_selected() {
 if [[ "$ONLY" == cluster ]]; then
     run_cluster_rows "BENCH_ONLY=cluster bench/run.sh"
     finish_selected cluster cluster Cluster
+fi
+
+if [[ "$ONLY" == scale ]]; then
+    run_scale_rows
+    { echo "Run of $(date -u +%Y-%m-%d), git \`$DESCRIBE\`, \`BENCH_ONLY=scale bench/run.sh\`, $ROUNDS rounds of ${DURATION} s."
+      echo "Machine: $MACHINE; load average $LOAD_START at the start, $(cut -d' ' -f1-3 /proc/loadavg) at the end."
+      echo; cat "$WORK/scale.md"; } >"$WORK/scale-only.md"
+    mv "$WORK/scale-only.md" "$WORK/scale.md"
+    finish_selected scale scale
 fi
 
 ###############################################################################
@@ -582,6 +663,7 @@ stop_server "$DURABLE_PID"
 stop_server "$ALERTD_PID"
 stop_server "$CEILING_PID"
 rm -rf "$DATA_ROOT/post" "$DATA_ROOT/ceiling"
+run_scale_rows # the scale rows join the durability table below
 
 start_server "$APORT" "$ALERTD" "${ALERTD_ARGS[@]}"
 ALERTD_PID=$SERVER_PID
@@ -791,6 +873,7 @@ DURABLE_TABLE=$WORK/durable.md
         "${R[commit_n]}" "${R[commit_p50]}" "${R[commit_p99]}" "${R[commit_mean]}" "${R[batch_p50]}" "${R[batch_p99]}" "${R[batch_mean]}"
     row_rate 'durable create+answer cycles' 0.60 "${R[dcycles]}" "${R[base_dcycles]}" "${R[dcycles_cpu]}" "${R[base_dcycles_cpu]}" \
         "${R[dcycles_ratio]}" "${R[dcycles_ratios]}" cycles memory-only
+    tail -n +3 "$WORK/scale.md"
     printf '| answer → waiter, 1 waiter, durable, p50 | (information) | %s ms (memory-only %s ms) | |\n' "${R[dlat_p50]}" "${R[lat_p50]}"
     row_goal 'answer → waiter, 1 waiter, durable, p99' '< 5 ms' "${R[dlat_p99]} ms (memory-only ${R[lat_p99]} ms)" "${R[dlat_p99]}" 5
     printf '| filling %s pending, durable (POST, %s connections) | (information) | %s s, %s creates/s (memory-only, 32 connections: %s creates/s) | |\n' \
