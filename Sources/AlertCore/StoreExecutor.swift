@@ -88,7 +88,7 @@ final class StoreExecutor: SerialExecutor {
             }
             return (true, effects)
         }
-        for effect in effects { effect(nil) }
+        HeldCalls.collecting { for effect in effects { effect(nil) } }  // their resumes in one burst
         if queued { DispatchQueue.global().async { self.drain() } }
     }
 
@@ -104,7 +104,7 @@ final class StoreExecutor: SerialExecutor {
             defer { state.ready = [] }
             return state.ready
         }
-        for effect in effects { effect(nil) }
+        HeldCalls.collecting { for effect in effects { effect(nil) } }  // their resumes in one burst
     }
 
     /// Runs queued jobs until there are none, and each job's released effects after it; `running` is held

@@ -109,7 +109,8 @@ public final class SQLiteJournal: StoreJournal {
             switch result {
             case .success:
                 record(batch, seconds: (ContinuousClock.now - start) / .seconds(1))
-                for entry in batch { entry.committed(nil) }
+                // The batch's replies resume their connections together, once all are rendered (`HeldCalls`).
+                HeldCalls.collecting { for entry in batch { entry.committed(nil) } }
             case .failure(let failure):
                 queue.fail(failure)
                 failureObserver.withLock { $0 }?.call(failure)

@@ -114,7 +114,10 @@ final class ConnectionContext: @unchecked Sendable {
         guard case .resume(let dropped) = hand.withLock({ $0.resume(generation, with: reply) })
         else { return false }
         resumed()
-        MHD_resume_connection(connection)
+        // When the calling thread is running a batch of replies, the resume waits for the batch's end (`HeldCalls`):
+        // the connection stays suspended, and so in flight, until then, which the shutdown's waits cover.
+        let connection = connection
+        HeldCalls.call { MHD_resume_connection(connection) }
         // Released outside the mutex: what the handlers captured may do work in its deinit.
         withExtendedLifetime(dropped) {}
         return true

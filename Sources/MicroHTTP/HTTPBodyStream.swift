@@ -109,7 +109,10 @@ public final class HTTPBodyStream: @unchecked Sendable {
     private func append(_ bytes: [UInt8], force: Bool, finish: Bool = false) -> WriteResult {
         switch state.withLock({ $0.write(bytes, force: force, finish: finish) }) {
         case .written(let resume):
-            if resume { MHD_resume_connection(connection) }
+            if resume {
+                let connection = connection
+                HeldCalls.call { MHD_resume_connection(connection) }  // with the batch's other resumes (`HeldCalls`)
+            }
             return .written
         case .full:
             return .full
