@@ -187,6 +187,44 @@ struct OpenAPISpecTests {
         #expect(try outline().version?.hasPrefix("3.1") == true)
     }
 
+    /// Lines a YAML parser refuses or reads differently from how they look: a plain (unquoted)
+    /// value holding `: ` or ` #`, outside block scalars. schemathesis and the generated client
+    /// load the file with a real parser; this catches the usual slip without one.
+    static func plainScalarSlips(_ text: String) -> [String] {
+        var slips: [String] = []
+        var blockIndent: Int?
+        for (number, line) in text.components(separatedBy: "\n").enumerated() {
+            let trimmed = line.trimmingCharacters(in: .whitespaces)
+            let indent = line.prefix { $0 == " " }.count
+            if let block = blockIndent {
+                if trimmed.isEmpty || indent > block { continue }
+                blockIndent = nil
+            }
+            if trimmed.isEmpty || trimmed.hasPrefix("#") { continue }
+            var body = Substring(trimmed)
+            if body.hasPrefix("- ") { body = body.dropFirst(2) }
+            guard let colon = body.range(of: ": ") else { continue }
+            let value = body[colon.upperBound...].trimmingCharacters(in: .whitespaces)
+            if let first = value.first, "|>".contains(first) {
+                blockIndent = indent
+                continue
+            }
+            guard let first = value.first, !"'\"[{&*!".contains(first) else { continue }
+            if value.contains(": ") || value.hasSuffix(":") || value.contains(" #") {
+                slips.append("line \(number + 1): \(trimmed)")
+            }
+        }
+        return slips
+    }
+
+    @Test("A YAML parser reads every plain value as it looks (no ': ' or ' #' unquoted)")
+    func plainScalars() throws {
+        #expect(Self.plainScalarSlips("a:\n  description: one: two\n  b: |\n    fine: here\n  c: 'x: y'\n")
+                    == ["line 2: description: one: two"])
+        let slips = Self.plainScalarSlips(String(decoding: try repositoryOpenAPI(), as: UTF8.self))
+        #expect(slips.isEmpty, "quote these values: \(slips)")
+    }
+
     @Test("Every route the server has is a path, and there are no others")
     func pathsMatchRoutes() throws {
         let spec = try outline()
