@@ -4,7 +4,8 @@ import JSON
 
 extension AlertDraft {
     static let members = ["title", "message", "style", "tag", "presenter", "animated", "buttons", "destructive",
-                          "fields", "timeout", "callback", "responders", "groups", "fourEyes", "quorum", "tool", "toolInput"]
+                          "fields", "timeout", "callback", "responders", "groups", "fourEyes", "quorum", "tool", "toolInput",
+                          "escalation"]
 
     /// Reads a create body in any of the seeds' shapes. Type errors are collected with
     /// their JSON pointers; the store applies the rules afterwards.
@@ -33,6 +34,7 @@ extension AlertDraft {
             fields = fieldItems.enumerated().compactMap { reader.field($1, at: "/fields/\($0)") }
             policy = reader.policy(body)
             tool = reader.toolCall(body)
+            escalation = reader.escalation(body["escalation"])
         }
         if !reader.issues.isEmpty { throw .validation(reader.issues) }
     }
@@ -117,6 +119,28 @@ extension BodyReader {
             }
         }
         return texts
+    }
+
+    /// The escalation steps: `[{"after": seconds, "presenter": name, "responders": [names], "groups": [names]}]`;
+    /// the store checks them (`AlertDraft.checkEscalation`).
+    mutating func escalation(_ value: JSONValue?) -> [EscalationStep] {
+        let items = array(value, at: "/escalation") ?? []
+        return items.enumerated().compactMap { index, item in
+            let pointer = "/escalation/\(index)"
+            guard let step = object(item, at: pointer, allowed: ["after", "presenter", "responders", "groups"])
+            else { return nil }
+            func names(_ member: String) -> [String] {
+                let items = array(step[member], at: "\(pointer)/\(member)") ?? []
+                return items.enumerated().compactMap { self.item($1, at: "\(pointer)/\(member)/\($0)") }
+            }
+            let after = double(step["after"], at: pointer + "/after")
+            let presenter = string(step["presenter"], at: pointer + "/presenter")
+            if step["after"] == nil { fail(pointer + "/after", "an escalation step needs 'after' (seconds)") }
+            if step["presenter"] == nil { fail(pointer + "/presenter", "an escalation step needs 'presenter'") }
+            let (responders, groups) = (names("responders"), names("groups"))
+            guard let after, let presenter else { return nil }
+            return EscalationStep(after: after, presenter: presenter, responders: responders, groups: groups)
+        }
     }
 
     /// Who may answer: `responders` and `groups` (arrays of names), `fourEyes` and `quorum`; the store checks them.

@@ -20,6 +20,7 @@ extension JSONWriter {
         if let owner = alert.owner { write(owner) } else { writeNull() }
         write(alert.policy)
         write(votes: alert.votes)
+        write(escalation: alert)
         if let tool = alert.tool {
             member("tool"); write(tool.name)
             member("toolInput"); write(texts: tool.input)
@@ -100,6 +101,38 @@ extension JSONWriter {
             if let responder = vote.responder { write(responder) } else { writeNull() }
             member("buttonIndex"); write(vote.buttonIndex)
             member("at"); write(RFC3339.format(vote.at))
+            endObject()
+        }
+        endArray()
+    }
+
+    /// Writes `escalation` (the steps: `[{after, presenter, responders, groups}]`) and `escalated` (the steps taken:
+    /// `[{from, to, at}]`).
+    mutating func write(escalation alert: Alert) {
+        member("escalation")
+        beginArray()
+        for step in alert.escalation {
+            beginObject()
+            member("after"); write(step.after)
+            member("presenter"); write(step.presenter)
+            member("responders")
+            beginArray()
+            for name in step.responders { write(name) }
+            endArray()
+            member("groups")
+            beginArray()
+            for name in step.groups { write(name) }
+            endArray()
+            endObject()
+        }
+        endArray()
+        member("escalated")
+        beginArray()
+        for (index, taken) in alert.escalated.enumerated() {
+            beginObject()
+            member("from"); write(taken.from)
+            member("to"); write(alert.escalation[index].presenter)
+            member("at"); write(RFC3339.format(taken.at))
             endObject()
         }
         endArray()

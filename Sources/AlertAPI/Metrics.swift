@@ -99,6 +99,8 @@ public final class Metrics: Sendable {
                Resolution.allCases.map {
                    "alertd_alerts_resolved_total{resolution=\"\($0.rawValue)\"} \(store.resolutions[$0] ?? 0)"
                })
+        family("alertd_alerts_escalated_total", "counter", "Escalation steps alerts took.",
+               ["alertd_alerts_escalated_total \(store.escalations)"])
         family("alertd_alerts_pending", "gauge", "Alerts waiting for an answer.", ["alertd_alerts_pending \(store.pending)"])
         family("alertd_alerts_resolved_kept", "gauge", "Resolved alerts still kept for reading.",
                ["alertd_alerts_resolved_kept \(store.resolved)"])

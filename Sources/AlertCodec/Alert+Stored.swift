@@ -35,6 +35,8 @@ extension Alert {
         policy.write(to: &writer)
         Vote.write(votes, to: &writer)
         ToolCall.write(tool, to: &writer)
+        EscalationStep.write(escalation, to: &writer)
+        Escalation.write(escalated, to: &writer)
         if let result {
             writer.member("result")
             result.write(to: &writer)
@@ -68,5 +70,7 @@ extension Alert {
         policy = try AnswerPolicy(storedIn: object)
         votes = try Vote.votes(storedIn: object)
         tool = try ToolCall.read(storedIn: object)
+        escalation = try EscalationStep.steps(storedIn: object)
+        escalated = try Escalation.taken(storedIn: object)
     }
 }

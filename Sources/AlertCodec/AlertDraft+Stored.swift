@@ -43,6 +43,7 @@ extension AlertDraft {
         }
         policy.write(to: &writer)
         ToolCall.write(tool, to: &writer)
+        EscalationStep.write(escalation, to: &writer)
         writer.endObject()
         return writer.bytes
     }
@@ -81,5 +82,6 @@ extension AlertDraft {
         )
         policy = try AnswerPolicy(storedIn: object)
         tool = try ToolCall.read(storedIn: object)
+        escalation = try EscalationStep.steps(storedIn: object)
     }
 }

@@ -38,24 +38,29 @@ extension Vote {
 }
 
 extension Alert {
-    /// The answer policy, the votes so far and an approval's tool call as one JSON object (the journal's `policy` column: votes change a
-    /// pending alert, and this column is the one a vote rewrites), or `nil` for the default policy without votes or tool.
+    /// The answer policy, the votes so far, an approval's tool call and the escalation as one JSON object (the
+    /// journal's `policy` column: votes and escalation steps change a pending alert, and this column is the one they
+    /// rewrite, with `presenter` for a step), or `nil` for the default policy without any of these.
     public var storedPolicyJSON: [UInt8]? {
-        guard !policy.isDefault || !votes.isEmpty || tool != nil else { return nil }
+        guard !policy.isDefault || !votes.isEmpty || tool != nil || !escalation.isEmpty else { return nil }
         var writer = JSONWriter(capacity: 96)
         writer.beginObject()
         policy.write(to: &writer)
         Vote.write(votes, to: &writer)
         ToolCall.write(tool, to: &writer)
+        EscalationStep.write(escalation, to: &writer)
+        Escalation.write(escalated, to: &writer)
         writer.endObject()
         return writer.bytes
     }
 
-    /// Sets `policy` and `votes` from what `storedPolicyJSON` wrote.
+    /// Sets `policy`, `votes`, `tool` and the escalation from what `storedPolicyJSON` wrote.
     public mutating func readStoredPolicy(_ bytes: UnsafeRawBufferPointer) throws(StoredValueError) {
         let object = try parseStored(bytes, "policy").object("the policy")
         policy = try AnswerPolicy(storedIn: object)
         votes = try Vote.votes(storedIn: object)
         tool = try ToolCall.read(storedIn: object)
+        escalation = try EscalationStep.steps(storedIn: object)
+        escalated = try Escalation.taken(storedIn: object)
     }
 }

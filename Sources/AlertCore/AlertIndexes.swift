@@ -36,6 +36,21 @@ struct ArrivalQueue: Sendable {
         slots.append(sequence)
     }
 
+    /// Adds an entry in its place by sequence (an alert that moved here from another queue); O(n) unless it is the
+    /// newest.
+    mutating func insert(_ sequence: UInt64) {
+        guard let last = slots.last, last & ~Self.deadBit > sequence else { return append(sequence) }
+        let slot = slots[head...].firstPosition(notBelow: sequence) { $0 & ~Self.deadBit }
+        if slots[slot] & ~Self.deadBit == sequence {
+            if slots[slot] & Self.deadBit != 0 {
+                slots[slot] = sequence
+                dead -= 1
+            }
+            return
+        }
+        slots.insert(sequence, at: slot)
+    }
+
     /// Removes an entry; returns whether it was live.
     @discardableResult
     mutating func remove(_ sequence: UInt64) -> Bool {

@@ -20,6 +20,10 @@ extension AlertStore {
             return then(.failure(.invalid([FieldIssue(pointer: "/quorum", detail: "quorum "
                 + "\(prepared.draft.policy.quorum) is not supported by a cluster yet (docs/CLUSTER.md); use quorum 1")])))
         }
+        if !prepared.draft.escalation.isEmpty {
+            return then(.failure(.invalid([FieldIssue(pointer: "/escalation", detail: "escalation is not supported "
+                + "by a cluster yet (docs/CLUSTER.md); leave it out")])))
+        }
         turn({ store throws(AlertStoreError) in try store.newAlert(prepared, owner: owner, sequence: 0) }) {
             outcome, _ in
             switch outcome {
@@ -93,9 +97,9 @@ extension AlertStore {
                 } else {
                     bumpIndex(event.kind, alert)
                 }
-            case .voted:
-                // A cluster refuses quorum alerts (`writeCreate`), so no authority commits a vote yet.
-                bumpIndex(.voted, alert)
+            case .voted, .escalated:
+                // A cluster refuses quorum and escalating alerts (`writeCreate`), so no authority commits these yet.
+                bumpIndex(event.kind, alert)
             }
         }
         return changeIndex

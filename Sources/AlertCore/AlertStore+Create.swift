@@ -91,6 +91,7 @@ extension AlertStore {
         )
         alert.policy = draft.policy
         alert.tool = draft.tool
+        alert.escalation = draft.escalation
         return alert
     }
 
@@ -100,6 +101,7 @@ extension AlertStore {
         if let timeout {
             schedule(Deadline(instant: .now + timeout, kind: .expiry(alert.sequence)))
         }
+        scheduleEscalation(of: alert)
         createdCount += 1
         bumpIndex(.created, alert)
     }

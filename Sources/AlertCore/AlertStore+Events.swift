@@ -7,7 +7,8 @@ extension AlertStore {
     ///   - cursor: The index of the last event the caller has (0 for "from the start").
     ///   - limit: The most events returned.
     ///   - kinds: Only these kinds (all when empty).
-    ///   - presenter: Only alerts addressed to this presenter (all when `nil`).
+    ///   - presenter: Only alerts addressed to this presenter, and `escalated` events of alerts that left it (all
+    ///     when `nil`).
     ///   - owner: Only alerts created by this owner (everyone's when `nil`).
     /// - Returns: The events, and the change index they were read at.
     /// - Throws: `AlertStoreError` `historyGone` when events after `cursor` were already dropped (with `owner`:
@@ -31,7 +32,9 @@ extension AlertStore {
         }
         let events = eventLog.events(after: cursor, limit: limit) { event in
             event.index <= head && (kinds.isEmpty || kinds.contains(event.kind))
-                && (presenter == nil || event.alert.presenter == presenter) && (owner == nil || event.alert.owner == owner)
+                && (presenter == nil || event.alert.presenter == presenter
+                    || (event.kind == .escalated && event.alert.escalated.last?.from == presenter))
+                && (owner == nil || event.alert.owner == owner)
         }
         return (events, head)
     }
@@ -104,7 +107,7 @@ struct OwnerMarks {
     func dropped(of owner: String) -> UInt64 { marks[owner]?.dropped ?? 0 }
 }
 
-/// One change of the store: an alert was created or resolved. Its `index` is the change
+/// One change of the store: an alert was created, got a vote, escalated or resolved. Its `index` is the change
 /// index the change produced, so events are totally ordered and gap-free.
 public struct AlertEvent: Sendable, Equatable {
     /// What happened.
@@ -112,6 +115,9 @@ public struct AlertEvent: Sendable, Equatable {
         case created, answered, dismissed, expired
         /// A responder voted on a quorum alert; it is still pending.
         case voted
+        /// A pending alert took its next escalation step: it moved to another presenter (`alert.escalated` says
+        /// from where) and may be answered by more responders.
+        case escalated
 
         /// The event a resolution produces.
         public init(_ resolution: Resolution) {

@@ -71,6 +71,7 @@ extension AlertStore {
         if alert.expiresAt != nil && resolution != .expired {
             noteStaleDeadline()
         }
+        if alert.escalated.count < alert.escalation.count { noteStaleDeadline() }
         resolvedIndex.insert(sequence, at: .now)
         resolutionCounts[resolution, default: 0] += 1
         bumpIndex(AlertEvent.Kind(resolution), alert)
@@ -97,7 +98,7 @@ extension AlertStore {
     }
 
     /// Takes a pending alert out of one keyed queue, dropping the queue once it is empty.
-    private func removeKeyed(_ sequence: UInt64, _ key: PendingKey) {
+    func removeKeyed(_ sequence: UInt64, _ key: PendingKey) {
         keyedQueues[key]?.remove(sequence)
         if keyedQueues[key]?.isEmpty == true { keyedQueues[key] = nil }
     }

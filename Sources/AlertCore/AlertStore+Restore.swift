@@ -33,6 +33,9 @@ extension AlertStore {
             if let expiresAt = box.alert.expiresAt {
                 deadlines.insert(Deadline(instant: instant(expiresAt), kind: .expiry(box.alert.sequence)))
             }
+            if let due = box.alert.nextEscalationAt {
+                deadlines.insert(Deadline(instant: instant(due), kind: .escalation(box.alert.sequence)))
+            }
         }
         resolved.sort { ($0.resolvedAt, $0.sequence) < ($1.resolvedAt, $1.sequence) }
         for (resolvedAt, sequence) in resolved {
@@ -48,7 +51,7 @@ extension AlertStore {
     }
 
     /// Starts what a restored store owes: the timer (alerts whose timeout passed while alertd was down expire at
-    /// once, resolved alerts past retention are dropped) and the webhook deliveries not yet done (at least once:
+    /// once, those whose escalation step came escalate at once, resolved alerts past retention are dropped) and the webhook deliveries not yet done (at least once:
     /// one cut short by the restart is made again). Call it once the webhook sender is connected. Does nothing
     /// more than arm the timer for a store that was not restored.
     public func resume() {

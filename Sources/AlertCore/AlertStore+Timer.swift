@@ -23,6 +23,7 @@ extension AlertStore {
     private func isLive(_ deadline: Deadline) -> Bool {
         switch deadline.kind {
         case .expiry(let sequence): records[sequence].map { $0.result == nil } ?? false
+        case .escalation(let sequence): records[sequence]?.nextEscalationAt != nil
         case .waiter(let id): waiters[id] != nil
         case .retention: deadline.instant == retentionDeadline
         }
@@ -77,6 +78,8 @@ extension AlertStore {
                 } else if fence?.failure == nil, let alert = records[sequence] {
                     _ = resolveAsCancel(sequence, alert: alert, resolution: .expired)
                 }
+            case .escalation(let sequence):
+                if fence?.failure == nil { escalate(sequence) }
             case .waiter(let id):
                 timeOut(waiter: id)
             case .retention:
@@ -94,6 +97,8 @@ struct Deadline: Comparable, Sendable {
     enum Kind: Hashable, Sendable {
         /// Expire the alert with this sequence number, if still pending.
         case expiry(UInt64)
+        /// Take the next escalation step of the alert with this sequence number, if still pending.
+        case escalation(UInt64)
         /// Time out the waiter with this id, if still waiting.
         case waiter(UInt64)
         /// Drop resolved alerts whose retention has passed.

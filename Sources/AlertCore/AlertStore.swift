@@ -42,7 +42,7 @@ public actor AlertStore {
     var keyedQueues: [PendingKey: ArrivalQueue] = [:]
     /// Resolved alerts still kept.
     var resolvedIndex = ResolvedIndex()
-    /// The change index: bumped by every create and resolution.
+    /// The change index: bumped by every create, vote, escalation and resolution.
     var changeIndex: UInt64 = 0
     /// The most recent changes, for resuming event streams.
     var eventLog: EventLog
@@ -53,6 +53,8 @@ public actor AlertStore {
     /// Alerts created and resolved (by resolution) since start, for metrics.
     var createdCount: UInt64 = 0
     var resolutionCounts: [Resolution: UInt64] = [:]
+    /// Escalation steps taken since start, for metrics.
+    var escalationCount: UInt64 = 0
 
     // Rules.
     /// The rules that answer alerts, by name (`AlertStore+Rules.swift`).
@@ -173,7 +175,8 @@ public actor AlertStore {
             index: changeIndex,
             created: createdCount,
             resolutions: resolutionCounts,
-            ruleAnswers: ruleAnswerCounts
+            ruleAnswers: ruleAnswerCounts,
+            escalations: escalationCount
         )
     }
 
@@ -260,6 +263,8 @@ public struct StoreStatistics: Sendable, Equatable {
     public var resolutions: [Resolution: UInt64] = [:]
     /// Alerts answered by each rule since the store started, by rule name.
     public var ruleAnswers: [String: UInt64] = [:]
+    /// Escalation steps taken since the store started.
+    public var escalations: UInt64 = 0
 
     /// Creates statistics.
     ///
@@ -270,10 +275,13 @@ public struct StoreStatistics: Sendable, Equatable {
     ///   - index: The change index.
     ///   - created: Alerts created since start.
     ///   - resolutions: Alerts resolved since start, by resolution.
+    ///   - ruleAnswers: Alerts each rule answered since start.
+    ///   - escalations: Escalation steps taken since start.
     public init(
         pending: Int, resolved: Int, waiters: Int, index: UInt64, created: UInt64 = 0,
-        resolutions: [Resolution: UInt64] = [:], ruleAnswers: [String: UInt64] = [:]
+        resolutions: [Resolution: UInt64] = [:], ruleAnswers: [String: UInt64] = [:], escalations: UInt64 = 0
     ) {
+        self.escalations = escalations
         self.pending = pending
         self.resolved = resolved
         self.waiters = waiters

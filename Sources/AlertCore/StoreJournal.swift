@@ -34,6 +34,9 @@ public enum JournalRecord: Sendable, Equatable {
     case resolved(Alert, event: UInt64)
     /// A pending quorum alert got a vote (`alert.votes`); `event` is its `voted` event's index.
     case voted(Alert, event: UInt64)
+    /// A pending alert took its next escalation step (`alert.escalated`, `alert.presenter`, `alert.policy`);
+    /// `event` is its `escalated` event's index.
+    case escalated(Alert, event: UInt64)
     /// The webhook delivery of the alert with this sequence number changed.
     case delivery(sequence: UInt64, WebhookDelivery)
     /// A rule that answers alerts was added (`AnswerRule`); the answers it gave follow as `resolved` records.

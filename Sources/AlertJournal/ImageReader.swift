@@ -79,8 +79,8 @@ enum ImageReader {
                 guard let alert = alert(sequence, in: boxes) ?? dropped[sequence] else {
                     throw JournalDecodingError("an event names an alert the journal does not hold")
                 }
-                return AlertEvent(index: UInt64(bitPattern: rows.int64(at: 0)), kind: kind,
-                                  alert: EventSnapshot.alert(alert, at: kind))
+                let index = UInt64(bitPattern: rows.int64(at: 0))
+                return AlertEvent(index: index, kind: kind, alert: EventSnapshot.alert(alert, at: kind, index: index))
             }
             events.append(event)
         }

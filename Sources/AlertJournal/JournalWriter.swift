@@ -40,6 +40,7 @@ final class JournalWriter {
     private let resolveAlert: SQLiteStatement
     private let updateDelivery: SQLiteStatement
     private let updateVotes: SQLiteStatement
+    private let updateEscalation: SQLiteStatement
     private let deleteAlert: SQLiteStatement
     private let deleteKey: SQLiteStatement
     private let readAlert: SQLiteStatement
@@ -97,6 +98,7 @@ final class JournalWriter {
             delivery_last_attempt_at = ? WHERE sequence = ?
             """)
         updateVotes = try connection.prepare("UPDATE alerts SET policy = ? WHERE sequence = ?")
+        updateEscalation = try connection.prepare("UPDATE alerts SET presenter = ?, policy = ? WHERE sequence = ?")
         deleteAlert = try connection.prepare("DELETE FROM alerts WHERE sequence = ?")
         deleteKey = try connection.prepare("DELETE FROM idempotency WHERE sequence = ?")
         readAlert = try connection.prepare("SELECT \(AlertRow.columns) FROM alerts WHERE sequence = ?")
@@ -200,6 +202,12 @@ final class JournalWriter {
             updateVotes.bind(Int64(bitPattern: alert.sequence), at: 2)
             try updateVotes.run()
             try insert(event: event, kind: .voted, alert.sequence)
+        case .escalated(let alert, let event):
+            updateEscalation.bind(alert.presenter, at: 1)
+            updateEscalation.bind(text: alert.storedPolicyJSON, at: 2)
+            updateEscalation.bind(Int64(bitPattern: alert.sequence), at: 3)
+            try updateEscalation.run()
+            try insert(event: event, kind: .escalated, alert.sequence)
         case .ruleAdded(let rule):
             insertRule.bind(rule.name, at: 1)
             insertRule.bind(text: rule.storedJSON, at: 2)

@@ -38,6 +38,11 @@ public struct Alert: Sendable, Equatable {
     public var votes: [Vote] = []
     /// The tool call an agent's approval alert asks about, for rules to match; `nil` for other alerts.
     public var tool: ToolCall?
+    /// Where the alert goes when nobody resolves it in time, in the order the steps fire (`EscalationStep`).
+    public var escalation: [EscalationStep] = []
+    /// The steps of `escalation` that fired, oldest first: `escalated.count` is how many did. `presenter` and
+    /// `policy` are as the last one left them.
+    public var escalated: [Escalation] = []
 
     /// Creates an alert as it is, without applying any rule (the store applies them in `create`).
     ///

@@ -91,6 +91,7 @@ extension AlertDraft {
         }
         checkLimits(limits, issues: &issues)
         checkPolicy(issues: &issues)
+        checkEscalation(issues: &issues)
         tool?.check(issues: &issues)
         guard issues.isEmpty else { throw .invalid(issues) }
         let fields = fields.enumerated().map { index, spec in

@@ -26,6 +26,8 @@ public struct AlertDraft: Sendable, Equatable {
     public var policy = AnswerPolicy()
     /// The tool call an agent's approval asks about (`ToolCall`), for rules to match; `nil` for other alerts.
     public var tool: ToolCall?
+    /// Where the alert goes when nobody resolves it in time (`EscalationStep`), in the order the steps fire.
+    public var escalation: [EscalationStep] = []
 
     /// Creates a draft; the defaults are the contract's.
     ///

@@ -75,6 +75,7 @@ struct MetricsTests {
             #expect(metrics.problems.isEmpty, "\(metrics.problems)")
             let expected: [String: String] = [
                 "alertd_alerts_created_total": "counter", "alertd_alerts_resolved_total": "counter",
+                "alertd_alerts_escalated_total": "counter",
                 "alertd_alerts_pending": "gauge", "alertd_alerts_resolved_kept": "gauge", "alertd_waiters": "gauge",
                 "alertd_change_index": "gauge", "alertd_event_streams": "gauge",
                 "alertd_event_streams_dropped_total": "counter", "alertd_answer_latency_seconds": "histogram",
