@@ -9,16 +9,24 @@ extension AlertStore {
         schedule(Deadline(instant: .now + .milliseconds(max(due.timeIntervalSinceNow, 0) * 1000), kind: .escalation(alert.sequence)))
     }
 
-    /// Takes the next escalation step of the pending alert `sequence` once its wall-clock time came (else waits for
-    /// it): moves it to the step's presenter's queue, widens who may answer, makes its `escalated` event, journals
-    /// it, and schedules the step after.
+    /// Takes every escalation step of the pending alert `sequence` whose wall-clock time came, each with an event of
+    /// its own, and schedules the step after. Steps that came due together (a late timer, a restart) all fire in this
+    /// call, so they come before an expiry that was due after them.
     func escalate(_ sequence: UInt64) {
-        guard let alert = records[sequence], let due = alert.nextEscalationAt else { return }
-        let early = due.timeIntervalSinceNow
-        guard early <= 0 else {
-            schedule(Deadline(instant: .now + .milliseconds(early * 1000 + 1), kind: .escalation(sequence)))
-            return
+        while let alert = records[sequence], let due = alert.nextEscalationAt {
+            let early = due.timeIntervalSinceNow
+            guard early <= 0 else {
+                schedule(Deadline(instant: .now + .milliseconds(early * 1000 + 1), kind: .escalation(sequence)))
+                return
+            }
+            takeStep(of: alert)
         }
+    }
+
+    /// Takes the next escalation step of a pending alert: moves it to the step's presenter's queue, widens who may
+    /// answer, makes its `escalated` event and journals it.
+    private func takeStep(of alert: Alert) {
+        let sequence = alert.sequence
         guard let moved = alert.escalated(at: .storeNow, event: changeIndex + 1) else { return }
         willChange(sequence)
         records.store(moved)
@@ -29,6 +37,5 @@ extension AlertStore {
         escalationCount += 1
         bumpIndex(.escalated, moved)
         journalize(.escalated(moved, event: changeIndex))
-        scheduleEscalation(of: moved)
     }
 }

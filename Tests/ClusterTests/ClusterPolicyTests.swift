@@ -38,6 +38,22 @@ struct ClusterPolicyTests {
         }
     }
 
+    @Test("A cluster refuses escalation with 422 at /escalation and creates nothing")
+    func escalationRefused() async throws {
+        try await withCluster { _, nodes in
+            let refused = try await nodes[0].request(
+                "POST", "/v1/alerts", json: #"{"message":"Disk?","escalation":[{"after":60,"presenter":"oncall"}]}"#)
+            #expect(refused.status == 422, "\(refused)")
+            let pointers = (try refused.json()["errors"]?.arrayValue ?? []).compactMap {
+                $0.objectValue?["pointer"]?.stringValue
+            }
+            #expect(pointers == ["/escalation"], "\(refused)")
+            #expect(refused.text.contains("not supported by a cluster"), "\(refused)")
+            let listed = try await nodes[1].request("GET", "/v1/alerts")
+            #expect(try listed.json()["alerts"]?.arrayValue?.isEmpty == true, "\(listed)")
+        }
+    }
+
     @Test("A cluster refuses quorum > 1 with 422 at /quorum and creates nothing; quorum 1 is an ordinary alert")
     func quorumRefused() async throws {
         try await withCluster { _, nodes in

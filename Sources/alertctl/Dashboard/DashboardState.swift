@@ -50,7 +50,8 @@ struct DashboardState: Sendable {
     /// Who this dashboard answers as (`GET /v1/me`); `nil` until known, and then every alert counts as answerable
     /// (the server still refuses what it must).
     var identity: Identity?
-    /// Ids of every alert listed so far, so that only new ones ring the bell; `nil` before the first list.
+    /// Every alert listed so far with the presenter it was listed at (id, a NUL, presenter), so that only new ones
+    /// and ones escalated to another presenter ring the bell; `nil` before the first list.
     private var seen: Set<String>?
 
     /// Whether this dashboard may answer `alert` by its `responders`, `groups` and `fourEyes`: the list marks
@@ -101,7 +102,8 @@ struct DashboardState: Sendable {
     }
 
     /// Takes a new pending list: regroups, keeps the selection on the same alert (or the same place).
-    /// - Returns: Whether it holds an alert not listed before (the first list never does).
+    /// - Returns: Whether it holds an alert not listed before, or listed at another presenter before (it escalated);
+    ///   the first list never does.
     mutating func replaceAlerts(with list: RemoteAlertList) -> Bool {
         let oldPosition = selectedPosition ?? 0
         var order: [String] = []
@@ -113,7 +115,7 @@ struct DashboardState: Sendable {
         alerts = order.flatMap { byPresenter[$0] ?? [] }
         listIsTruncated = list.next != nil
         keepSelection(near: oldPosition)
-        let ids = list.alerts.map(\.id)
+        let ids = list.alerts.map { $0.id + "\u{0}" + $0.presenter }
         defer { seen = (seen ?? []).union(ids) }
         guard let seen else { return false }
         return ids.contains { !seen.contains($0) }

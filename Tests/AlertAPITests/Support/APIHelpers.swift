@@ -56,7 +56,7 @@ extension LiveServer {
 
 /// The Alert's members, in the order of the contract and `docs/DESIGN.md`.
 let alertMembers = ["id", "title", "message", "style", "tag", "presenter", "owner", "responders", "groups", "fourEyes",
-                    "quorum", "votes", "animated", "buttons", "fields", "state", "result", "createdAt", "expiresAt"]
+                    "quorum", "votes", "escalation", "escalated", "animated", "buttons", "fields", "state", "result", "createdAt", "expiresAt"]
 
 extension JSONValue {
     /// The `id`s of a list body's `alerts`.
