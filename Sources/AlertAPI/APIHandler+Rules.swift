@@ -88,7 +88,10 @@ extension AnswerRule {
             button = reader.string(body["button"], at: "/button") ?? ""
             if let seconds = reader.double(body["expiresIn"], at: "/expiresIn") {
                 if seconds.isFinite, seconds > 0, seconds <= 10 * 365 * 86400 {
-                    expiresAt = Date(timeIntervalSince1970: ((now.timeIntervalSince1970 + seconds) * 1000).rounded() / 1000)
+                    // Whole milliseconds, rounded up and at least one past now: any expiresIn above 0 is in the future.
+                    let milliseconds = ((now.timeIntervalSince1970 + seconds) * 1000).rounded(.up)
+                    let floor = (now.timeIntervalSince1970 * 1000).rounded(.down) + 1
+                    expiresAt = Date(timeIntervalSince1970: max(milliseconds, floor) / 1000)
                 } else {
                     reader.fail("/expiresIn", "expiresIn is seconds until the rule expires: above 0, at most 10 years")
                 }
