@@ -34,6 +34,10 @@ public struct RemoteAlert: Codable, Sendable, Equatable, Hashable, Identifiable 
     public var groups: [String]?
     /// Whether the token that created the alert (`owner`) may not answer it.
     public var fourEyes: Bool?
+    /// For an agent's approval: the tool asking (`Bash`); `nil` for any other alert.
+    public var tool: String?
+    /// With `tool`: each member of the tool's input as text (a string as it is, anything else as compact JSON).
+    public var toolInput: [String: String]?
 
     /// Whether the alert still waits for an answer.
     public var isPending: Bool { state == "pending" }
@@ -82,6 +86,8 @@ public struct RemoteAlert: Codable, Sendable, Equatable, Hashable, Identifiable 
         try container.encodeIfPresent(responders, forKey: .responders)
         try container.encodeIfPresent(groups, forKey: .groups)
         try container.encodeIfPresent(fourEyes, forKey: .fourEyes)
+        try container.encodeIfPresent(tool, forKey: .tool)
+        try container.encodeIfPresent(toolInput, forKey: .toolInput)
         try container.encode(animated, forKey: .animated)
         try container.encode(buttons, forKey: .buttons)
         try container.encode(fields, forKey: .fields)

@@ -9,7 +9,7 @@ enum Alertctl {
     static var commands: [any Subcommand.Type] {
         [
             AlertCommand.self, GetCommand.self, WaitCommand.self, AnswerCommand.self, DismissCommand.self,
-            ListCommand.self, WatchCommand.self, MCPCommand.self, HookCommand.self,
+            ListCommand.self, WatchCommand.self, RulesCommand.self, MCPCommand.self, HookCommand.self,
         ]
     }
 
@@ -53,7 +53,8 @@ enum Alertctl {
                 Console.out(usage)
                 return ExitCode.ok.rawValue
             }
-            throw UsageError("missing command (alert, get, wait, answer, dismiss, list, watch, mcp, hook, dashboard, demo)")
+            throw UsageError(
+                "missing command (alert, get, wait, answer, dismiss, list, watch, rules, mcp, hook, dashboard, demo)")
         }
         let name = arguments[commandIndex]
         let rest = Array(arguments[(commandIndex + 1)...])

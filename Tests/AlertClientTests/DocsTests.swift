@@ -125,7 +125,7 @@ enum Docs {
 
     /// alertctl's commands, each with its own `--help`.
     static let alertctlCommands = [
-        "alert", "get", "wait", "answer", "dismiss", "list", "watch", "mcp", "hook", "dashboard", "demo",
+        "alert", "get", "wait", "answer", "dismiss", "list", "watch", "rules", "mcp", "hook", "dashboard", "demo",
     ]
 
     /// Flags the documents name that belong to other programs, and which.

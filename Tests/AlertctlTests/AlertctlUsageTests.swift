@@ -8,7 +8,7 @@ struct AlertctlUsageTests {
         for arguments in [["--help"], ["-h"], ["help"]] {
             let output = try await AlertctlProcess.run(arguments)
             #expect(output.status == 0, "\(output)")
-            for word in ["alert", "get", "wait", "answer", "dismiss", "list", "watch", "dashboard", "demo", "--url"] {
+            for word in ["alert", "get", "wait", "answer", "dismiss", "list", "watch", "rules", "dashboard", "demo", "--url"] {
                 #expect(output.stdout.contains(word))
             }
             #expect(output.stdout.contains("Exit status"))
@@ -18,7 +18,7 @@ struct AlertctlUsageTests {
 
     @Test(
         "--help works on each command",
-        arguments: ["alert", "post", "get", "wait", "answer", "dismiss", "list", "watch"])
+        arguments: ["alert", "post", "get", "wait", "answer", "dismiss", "list", "watch", "rules"])
     func commandHelp(_ command: String) async throws {
         let output = try await AlertctlProcess.run([command, "--help"])
         #expect(output.status == 0, "\(output)")
@@ -70,7 +70,7 @@ struct AlertctlUsageTests {
 
     @Test("an unreachable server exits 3 with a clear message", arguments: [
         ["list"], ["alert", "x"], ["alert", "x", "--wait"], ["get", "id"], ["wait", "id"],
-        ["answer", "id", "--index", "0"], ["dismiss", "id"], ["watch"],
+        ["answer", "id", "--index", "0"], ["dismiss", "id"], ["watch"], ["rules", "list"],
     ])
     func unreachable(_ arguments: [String]) async throws {
         let output = try await AlertctlProcess.run(["--url", "http://127.0.0.1:1"] + arguments)

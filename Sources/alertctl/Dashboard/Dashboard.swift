@@ -13,11 +13,16 @@ enum Dashboard {
 
         Keys on the list:  Up/Down (k/j) select, PgUp/PgDn page, Home/End, Enter open, / search titles
                            and messages, p show one presenter, ? help (every key), q quit, Ctrl-L redraw.
+                           Space marks an alert (not a read-only one), a answers every marked alert with
+                           a button they have in common (1-9), Esc takes the marks away.
         Keys in an alert:  1-9 choose a button, Left/Right (Up/Down on an action sheet) and Enter,
                            Tab/Shift-Tab move between fields and buttons, Esc answers with the cancel
                            button (with what was typed, never a secret: type a reason, Esc denies with
                            it), PgUp/PgDn scroll a long message, q (on a button) goes back without
                            answering. A destructive button asks for a second key (Enter or y) first.
+                           For an admin token: Ctrl-A answers with the focused button and makes a rule
+                           answering every alert like this one (same presenter and title, an agent's
+                           same tool and input) after showing it; y confirms.
         A plain alert is answered with Enter, Enter (the first button other than cancel has the focus).
         Secure fields are masked; what you type is sent in the answer and kept nowhere else. A field
         takes what its keyboard type could type (numberPad: digits only, …). A new alert rings the

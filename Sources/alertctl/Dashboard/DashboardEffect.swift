@@ -1,3 +1,5 @@
+import AlertClient
+
 /// What handling an event asks the event loop to do outside the state: requests, repaints, quitting.
 enum DashboardEffect: Sendable, Equatable {
     /// Why an alert is fetched in full.
@@ -11,6 +13,11 @@ enum DashboardEffect: Sendable, Equatable {
 
     /// `POST /v1/alerts/{id}/response`. `values` may hold secrets: they live only in this effect and the request.
     case answer(alertID: String, buttonIndex: Int, values: [String]?)
+    /// `POST /v1/answers`: every alert of `alertIDs` answered with the button titled `button`, each on its own.
+    case answerMany(alertIDs: [String], button: String)
+    /// "Always answer like this": `POST /v1/alerts/{id}/response` as `.answer`, then, once it went through,
+    /// `POST /v1/rules` with `rule`.
+    case answerAndMakeRule(alertID: String, buttonIndex: Int, values: [String]?, rule: RuleInput)
     case fetch(alertID: String, purpose: FetchPurpose)
     /// Repaint every cell (Ctrl-L).
     case repaint

@@ -11,6 +11,14 @@ enum DashboardEvent: Sendable {
     /// Our answer to `alertID` went through.
     case answered(alertID: String, result: RemoteResult)
     case answerFailed(alertID: String, error: AlertClientError)
+    /// `POST /v1/answers` answered: each marked alert's outcome, answered with the button titled `button`.
+    case answeredMany(button: String, outcomes: [AnswerOutcome])
+    /// `POST /v1/answers` failed as a whole (nothing was answered).
+    case answerManyFailed(alertIDs: [String], error: AlertClientError)
+    /// "Always answer like this": the rule was made after the answer went through.
+    case ruleMade(RemoteRule)
+    /// "Always answer like this": the answer went through, the rule was refused.
+    case ruleFailed(name: String, error: AlertClientError)
     /// `GET /v1/alerts/{id}` answered (`purpose` says why it was asked).
     case fetched(RemoteAlert, purpose: DashboardEffect.FetchPurpose)
     case fetchFailed(alertID: String, purpose: DashboardEffect.FetchPurpose, error: AlertClientError)

@@ -47,7 +47,7 @@ enum DashboardListRenderer {
                 canvas.text("\(presenter) (\(count))", row: row, column: 1, style: TextStyle.bold.colored(.cyan))
             case .alert(let alert):
                 drawAlert(alert, selected: alert.id == selectedID, into: &canvas, row: row, glyphs: glyphs,
-                          now: state.now, readOnly: !state.mayAnswer(alert))
+                          now: state.now, readOnly: !state.mayAnswer(alert), marked: state.marked.contains(alert.id))
             }
         }
         func alerts(_ slice: ArraySlice<Line>) -> Int {
@@ -63,7 +63,7 @@ enum DashboardListRenderer {
 
     private static func drawAlert(
         _ alert: RemoteAlert, selected: Bool, into canvas: inout Canvas, row: Int, glyphs: Glyphs, now: Date,
-        readOnly: Bool
+        readOnly: Bool, marked: Bool
     ) {
         let base = TextStyle.plain.reversed(selected)
         if selected { canvas.fill(row: row, column: 0, height: 1, width: canvas.columns, style: base) }
@@ -72,6 +72,7 @@ enum DashboardListRenderer {
         canvas.text(kind, row: row, column: kindColumn, style: base)
         var column = 1
         canvas.text(selected ? glyphs.pointer : " ", row: row, column: column + 1, style: base.emboldened())
+        if marked { canvas.text(glyphs.mark, row: row, column: column + 2, style: base.emboldened().colored(.green)) }
         column += 4
         let time = ClockTime.local(fromRFC3339: alert.createdAt)
         canvas.text(time, row: row, column: column, style: base)

@@ -64,6 +64,30 @@ struct DashboardLoop: Sendable {
                             input.yield(.answerFailed(alertID: id, error: error))
                         }
                     }
+                case .answerMany(let ids, let button):
+                    Task { [client] in
+                        do throws(AlertClientError) {
+                            let outcomes = try await client.answer(ids, button: button)
+                            input.yield(.answeredMany(button: button, outcomes: outcomes))
+                        } catch {
+                            input.yield(.answerManyFailed(alertIDs: ids, error: error))
+                        }
+                    }
+                case .answerAndMakeRule(let id, let buttonIndex, let values, let rule):
+                    Task { [client] in
+                        do throws(AlertClientError) {
+                            let result = try await client.answer(id, buttonIndex: buttonIndex, values: values)
+                            input.yield(.answered(alertID: id, result: result))
+                        } catch {
+                            input.yield(.answerFailed(alertID: id, error: error))
+                            return
+                        }
+                        do throws(AlertClientError) {
+                            input.yield(.ruleMade(try await client.createRule(rule)))
+                        } catch {
+                            input.yield(.ruleFailed(name: rule.name, error: error))
+                        }
+                    }
                 case .fetch(let id, let purpose):
                     Task { [client] in
                         do throws(AlertClientError) {

@@ -37,7 +37,8 @@ enum DashboardRenderer {
         if let open = state.open {
             AlertBoxRenderer.draw(open, into: &canvas, rows: 1..<screen.rows - 2, glyphs: glyphs)
         }
-        if state.showsHelp { drawHelp(into: &canvas, glyphs: glyphs) }
+        if let proposal = state.open?.proposal { drawProposal(proposal, into: &canvas, glyphs: glyphs) }
+        if state.showsHelp { drawHelp(into: &canvas, glyphs: glyphs, rules: state.mayMakeRules) }
         return canvas
     }
 
@@ -50,7 +51,8 @@ enum DashboardRenderer {
 
     private static func drawHeader(_ state: DashboardState, into canvas: inout Canvas, glyphs: Glyphs) {
         let total = "\(state.alerts.count)\(state.listIsTruncated ? "+" : "")"
-        let count = state.search.isEmpty ? "\(total) pending" : "\(state.shown.count) of \(total) pending"
+        var count = state.search.isEmpty ? "\(total) pending" : "\(state.shown.count) of \(total) pending"
+        if !state.marked.isEmpty { count += " \(glyphs.bullet) \(state.marked.count) marked" }
         let (connection, color): (String, TextStyle.Color) = switch state.connection {
         case .connecting: ("connecting", .yellow)
         case .connected: ("connected", .green)
@@ -58,7 +60,7 @@ enum DashboardRenderer {
         }
         let right = canvas.columns - DisplayWidth.of("\(count)  \(connection)") - 1
         canvas.text(count, row: 0, column: right, style: .bold)
-        canvas.text(connection, row: 0, column: right + count.count + 2, style: TextStyle.plain.colored(color))
+        canvas.text(connection, row: 0, column: right + DisplayWidth.of(count) + 2, style: TextStyle.plain.colored(color))
         let title = "alertctl dashboard"
         canvas.text(title, row: 0, column: 1, width: right - 2, style: .bold)
         var scope = state.presenter.map { " \(glyphs.bullet) presenter \($0)" } ?? ""
@@ -97,6 +99,18 @@ enum DashboardRenderer {
             canvas.text(prompt.text, row: row, column: column, width: canvas.columns - column - 1)
             canvas.cursor = Canvas.Position(row: row, column: min(column + DisplayWidth.of(prompt.text),
                                                                   canvas.columns - 1))
+            return
+        }
+        if let batch = state.batch {
+            let (text, style): (String, TextStyle) = if let button = batch.confirming {
+                ("\(button.title) is destructive: press y to answer the \(batch.alerts.count) marked with it, any "
+                    + "other key to go back", TextStyle.bold.colored(.red))
+            } else {
+                ("answer the \(batch.alerts.count) marked with: " + batch.buttons.enumerated().map {
+                    "[\($0.offset + 1) \($0.element.title)]"
+                }.joined(separator: " "), .bold)
+            }
+            canvas.text(text, row: row, column: 1, width: canvas.columns - 2, style: style)
             return
         }
         let (text, style): (String, TextStyle) =
@@ -144,9 +158,18 @@ enum DashboardRenderer {
             return prompt.kind == .search ? "type to search titles and messages  Enter keep  Esc clear"
                 : "Enter apply  Esc cancel  Ctrl-U clear"
         }
+        if let batch = state.batch {
+            return batch.confirming == nil
+                ? "1-\(min(batch.buttons.count, 9)) answer every marked alert  any other key: back"
+                : "y: answer every marked alert  any other key: back"
+        }
         guard let open = state.open else {
-            return ["\(glyphs.upDown) select", "PgUp/PgDn page", "Enter open", "/ search", "p presenter", "? help",
-                    "q quit"].joined(separator: separator)
+            let marks = state.marked.isEmpty ? ["Space mark"] : ["Space mark", "a answer marked", "Esc unmark"]
+            return (["\(glyphs.upDown) select", "PgUp/PgDn page", "Enter open"] + marks
+                + ["/ search", "p presenter", "? help", "q quit"]).joined(separator: separator)
+        }
+        if open.proposal != nil {
+            return "y: answer and make the rule  any other key: back"
         }
         if let button = open.confirming {
             return "Enter or y: \(button.title)  any other key: back"
@@ -168,7 +191,8 @@ enum DashboardRenderer {
             let numbers = count > 1 ? "1-\(min(count, 9)) choose" : "1 choose"
             let arrows = "\(open.isActionSheet ? glyphs.upDown : glyphs.leftRight) move"
             let tab = open.alert.fields.isEmpty ? "" : "Tab fields"
-            return [numbers, arrows, "Enter choose", cancel, scroll, tab, "q back"].filter { !$0.isEmpty }
+            let always = state.mayMakeRules ? "Ctrl-A always" : ""
+            return [numbers, arrows, "Enter choose", cancel, always, scroll, tab, "q back"].filter { !$0.isEmpty }
                 .joined(separator: separator)
         }
     }

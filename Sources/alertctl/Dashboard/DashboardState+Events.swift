@@ -37,6 +37,15 @@ extension DashboardState {
             return fetched(alert, purpose)
         case .fetchFailed(let id, let purpose, let error):
             return fetchFailed(id, purpose, error)
+        case .answeredMany(let button, let outcomes):
+            answeredMany(button, outcomes)
+        case .answerManyFailed(let ids, let error):
+            answerManyFailed(ids, error)
+        case .ruleMade(let rule):
+            notice = .success("rule \(rule.name) made: \(RulesCommand.matchText(rule.match)) \u{2192} \(rule.button); "
+                + "such alerts are answered as \(rule.responder) from now on")
+        case .ruleFailed(let name, let error):
+            notice = .warning("answered, but the rule \(name) was not made: \(error)")
         }
         return []
     }
@@ -50,7 +59,8 @@ extension DashboardState {
         // whom. A new presenter filter empties the list first, so it starts afresh.
         let pending = Set(alerts.map(\.id))
         var effects: [DashboardEffect] = arrived && bell ? [.bell] : []
-        for alert in before where !pending.contains(alert.id) {
+        // Marked alerts answered together (`answering`) are logged when their outcomes come back.
+        for alert in before where !pending.contains(alert.id) && answering[alert.id] == nil {
             if let open, open.alert.id == alert.id {
                 if open.sending { continue }
                 self.open = nil

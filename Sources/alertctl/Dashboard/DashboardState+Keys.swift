@@ -16,7 +16,9 @@ extension DashboardState {
             return []
         }
         if prompt != nil { return handleInPrompt(key) }
+        if batch != nil { return handleInBatch(key) }
         guard var open else { return handleInList(key) }
+        if open.proposal != nil || (key == .control("a") && mayMakeRules) { return handleAlways(key) }
         if key == .pageDown || key == .pageUp, let screen, !open.sending {
             // PgUp/PgDn scroll a message too long for the box, in a field or on the buttons.
             let layout = AlertBoxRenderer.messageLayout(for: open, columns: screen.columns, rows: screen.rows - 3,
@@ -58,12 +60,17 @@ extension DashboardState {
             let opened = OpenAlert(selected)
             open = opened
             return opened.needsDetails ? [.fetch(alertID: opened.alert.id, purpose: .details)] : []
+        case .character(" "): toggleMark()
+        case .character("a"): offerBatchAnswer()
         case .character("?"): showsHelp = true
         case .character("/"): prompt = Prompt(kind: .search, text: search)
         case .character("p"): prompt = Prompt(kind: .presenter, text: presenter ?? "")
         case .escape where !search.isEmpty:
             search = ""
             keepSelection(near: 0)
+        case .escape where !marked.isEmpty:
+            notice = .info("\(marked.count) marks taken away")
+            marked = []
         case .character("q"), .character("Q"): return [.quit]
         default: break
         }

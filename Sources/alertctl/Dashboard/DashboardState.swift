@@ -50,6 +50,13 @@ struct DashboardState: Sendable {
     /// Who this dashboard answers as (`GET /v1/me`); `nil` until known, and then every alert counts as answerable
     /// (the server still refuses what it must).
     var identity: Identity?
+    /// Alerts marked with Space, to answer together with `a`; only pending ones stay marked.
+    var marked: Set<String> = []
+    /// The button prompt of `a`, while it is up.
+    var batch: BatchAnswer?
+    /// Marked alerts whose batch answer is on its way, as they were listed: they may leave the list before the
+    /// outcomes come back, and are then logged from here.
+    var answering: [String: RemoteAlert] = [:]
     /// Every alert listed so far with the presenter it was listed at (id, a NUL, presenter), so that only new ones
     /// and ones escalated to another presenter ring the bell; `nil` before the first list.
     private var seen: Set<String>?
@@ -58,6 +65,12 @@ struct DashboardState: Sendable {
     /// those it may not (read-only), and Enter does not open them.
     func mayAnswer(_ alert: RemoteAlert) -> Bool {
         identity.map(alert.mayBeAnswered(by:)) ?? true
+    }
+
+    /// Whether this dashboard's token may make rules (an admin's, or none on an alertd without tokens): only then
+    /// does Ctrl-A ("always answer like this") exist.
+    var mayMakeRules: Bool {
+        identity?.role == "admin"
     }
 
     /// How many log entries are kept.
@@ -114,6 +127,7 @@ struct DashboardState: Sendable {
         }
         alerts = order.flatMap { byPresenter[$0] ?? [] }
         listIsTruncated = list.next != nil
+        marked.formIntersection(list.alerts.map(\.id))
         keepSelection(near: oldPosition)
         let ids = list.alerts.map { $0.id + "\u{0}" + $0.presenter }
         defer { seen = (seen ?? []).union(ids) }
@@ -125,6 +139,7 @@ struct DashboardState: Sendable {
     mutating func removeAlert(_ id: String) {
         let position = selectedPosition ?? 0
         alerts.removeAll { $0.id == id }
+        marked.remove(id)
         keepSelection(near: position)
     }
 

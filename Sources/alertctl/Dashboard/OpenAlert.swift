@@ -26,6 +26,8 @@ struct OpenAlert: Sendable {
     var chosenWhileLoading: RemoteButton?
     /// A destructive button chosen once: it is sent only after a second key (Enter, `y` or its number again).
     var confirming: RemoteButton?
+    /// "Always answer like this" proposed (Ctrl-A): the rule shown for confirmation; `y` answers and makes it.
+    var proposal: RuleProposal?
 
     init(_ alert: RemoteAlert) {
         self.alert = alert

@@ -12,6 +12,8 @@ struct Glyphs: Sendable, Equatable {
     var mask: String
     /// Marks the selected row of a list.
     var pointer: String
+    /// Marks an alert marked to be answered together with others (Space, then `a`).
+    var mark: String
     var arrow: String
     var ellipsis: String
     var bullet: String
@@ -22,11 +24,11 @@ struct Glyphs: Sendable, Equatable {
 
     static let unicode = Glyphs(
         horizontal: "─", vertical: "│", topLeft: "┌", topRight: "┐", bottomLeft: "└", bottomRight: "┘",
-        teeLeft: "├", teeRight: "┤", mask: "•", pointer: "▸", arrow: "→", ellipsis: "…", bullet: "·",
+        teeLeft: "├", teeRight: "┤", mask: "•", pointer: "▸", mark: "✓", arrow: "→", ellipsis: "…", bullet: "·",
         upDown: "↑↓", leftRight: "←→", upArrow: "↑", downArrow: "↓")
 
     static let ascii = Glyphs(
         horizontal: "-", vertical: "|", topLeft: "+", topRight: "+", bottomLeft: "+", bottomRight: "+",
-        teeLeft: "+", teeRight: "+", mask: "*", pointer: ">", arrow: "->", ellipsis: "...", bullet: "-",
+        teeLeft: "+", teeRight: "+", mask: "*", pointer: ">", mark: "+", arrow: "->", ellipsis: "...", bullet: "-",
         upDown: "Up/Down", leftRight: "Left/Right", upArrow: "^", downArrow: "v")
 }
