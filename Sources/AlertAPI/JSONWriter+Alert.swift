@@ -80,15 +80,18 @@ extension JSONWriter {
     /// Writes the members of an answer policy into the open object: `responders`, `groups`, `fourEyes`.
     mutating func write(_ policy: AnswerPolicy) {
         member("responders")
-        beginArray()
-        for name in policy.responders { write(name) }
-        endArray()
+        write(names: policy.responders)
         member("groups")
-        beginArray()
-        for name in policy.groups { write(name) }
-        endArray()
+        write(names: policy.groups)
         member("fourEyes"); write(policy.fourEyes)
         member("quorum"); write(policy.quorum)
+    }
+
+    /// Writes an array of names.
+    mutating func write(names: [String]) {
+        beginArray()
+        for name in names { write(name) }
+        endArray()
     }
 
     /// Writes `votes`: `[{responder, buttonIndex, at}]`, oldest first.
@@ -116,13 +119,9 @@ extension JSONWriter {
             member("after"); write(step.after)
             member("presenter"); write(step.presenter)
             member("responders")
-            beginArray()
-            for name in step.responders { write(name) }
-            endArray()
+            write(names: step.responders)
             member("groups")
-            beginArray()
-            for name in step.groups { write(name) }
-            endArray()
+            write(names: step.groups)
             endObject()
         }
         endArray()
