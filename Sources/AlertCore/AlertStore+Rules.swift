@@ -41,7 +41,9 @@ extension AlertStore {
     public func addRule(_ rule: AnswerRule) throws(AlertStoreError) -> RuleWritten {
         defer { endTurn() }
         try requireWritable()
-        let issues = rule.issues(at: Date())
+        // Checked at the moment the request was read: a rule whose expiry falls between then and this turn is kept
+        // (listed as expired) and answers nothing.
+        let issues = rule.issues(at: rule.createdAt)
         guard issues.isEmpty else { throw .invalid(issues) }
         guard rules[rule.name] == nil else { throw .ruleExists(rule.name) }
         guard rules.count < AnswerRule.maximumRules else {
