@@ -10,14 +10,17 @@ import MicroHTTP
 extension APIHandler {
     /// Reads on the store, and answers once what it shows is durable: on this thread at once when the store is idle
     /// and nothing waits for a commit, else on a suspended connection. `respond` turns its value into the response,
-    /// `problem` its error; a journal that failed is `503`.
+    /// `problem` its error; a journal that failed is `503`. `caughtUp` reads after catching up with a cluster's
+    /// database (`AlertStore.readCaughtUp`), for what the store does not follow by events (the rules).
     func onRead<T: Sendable>(
+        caughtUp: Bool = false,
         _ work: @escaping @Sendable (isolated AlertStore) throws(AlertStoreError) -> T,
         then respond: @escaping @Sendable (T) -> HTTPResponse,
         problem: @escaping @Sendable (AlertStoreError) -> Problem = { Problem($0) }
     ) -> HTTPReply {
         let pending = PendingResponse()
-        store.read(work) { outcome in pending.deliver(Self.response(outcome, respond, problem)) }
+        let deliver: AlertStore.Completion<T> = { outcome in pending.deliver(Self.response(outcome, respond, problem)) }
+        if caughtUp { store.readCaughtUp(work, then: deliver) } else { store.read(work, then: deliver) }
         return pending.reply()
     }
 

@@ -9,7 +9,7 @@ import MicroHTTP
 extension APIHandler {
     /// `GET /v1/rules`: every rule, oldest first, expired ones marked.
     func listRules() -> HTTPReply {
-        onRead({ store in store.answerRules }) { rules in
+        onRead(caughtUp: true, { store in store.answerRules }) { rules in
             let now = Date()
             var writer = JSONWriter(capacity: 256)
             writer.beginObject()
@@ -45,7 +45,7 @@ extension APIHandler {
     /// `GET /v1/rules/{name}`.
     func readRule(_ route: RouteRequest) -> HTTPReply {
         let name = route.id.rawValue
-        return onRead({ store throws(AlertStoreError) in
+        return onRead(caughtUp: true, { store throws(AlertStoreError) in
             guard let rule = store.answerRules.first(where: { $0.name == name }) else { throw .ruleNotFound(name) }
             return rule
         }) { rule in

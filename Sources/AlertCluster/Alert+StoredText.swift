@@ -20,6 +20,29 @@ extension AlertDraft {
     var storedText: String { String(decoding: storedJSON, as: UTF8.self) }
 }
 
+extension AnswerRule {
+    var storedText: String { String(decoding: storedJSON, as: UTF8.self) }
+
+    /// The rule of a row's text; a damaged one is a `PGError` that says so.
+    static func decoding(_ text: String) throws(PGError) -> AnswerRule {
+        var text = text
+        do {
+            return try text.withUTF8 { bytes throws(StoredValueError) in try AnswerRule(stored: UnsafeRawBufferPointer(bytes)) }
+        } catch {
+            throw PGError("a stored rule is damaged: \(error)")
+        }
+    }
+
+    /// Every rule `alertd_rules` holds, oldest first (then by name): the order in which they answer.
+    static func reading(_ connection: PGConnection) throws(PGError) -> [AnswerRule] {
+        var rules: [AnswerRule] = []
+        for row in try connection.execute("SELECT rule FROM alertd_rules") {
+            if let text = row[0] { rules.append(try decoding(text)) }
+        }
+        return rules.sorted { ($0.createdAt, $0.name) < ($1.createdAt, $1.name) }
+    }
+}
+
 /// An event row holds no secure value: the alert's row (`alertd_alerts`) has them, for as long as the alert is kept,
 /// and an instance reading events takes them from there. Events outlive their alert by up to 10,000 later events.
 extension Alert {

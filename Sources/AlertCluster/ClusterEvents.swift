@@ -98,7 +98,8 @@ enum ClusterEvents {
             events += page
             after = last.index
         }
-        return StoreImage(epoch: epoch, boxes: boxes, events: events, changeIndex: head,
-                          nextSequence: head + 1)
+        var image = StoreImage(epoch: epoch, boxes: boxes, events: events, changeIndex: head, nextSequence: head + 1)
+        image.rules = try AnswerRule.reading(connection)
+        return image
     }
 }

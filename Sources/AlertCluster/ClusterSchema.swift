@@ -1,15 +1,17 @@
 /// The cluster's tables in PostgreSQL, made and migrated by alertd itself: `alertd_schema` holds the version.
 ///
 /// - `alertd_cluster`: one row; `head` is the index of the last event committed (the counter every batch takes
-///   once, so event indexes are gap-free and in commit order), `epoch` the cluster's identity.
+///   once, so event indexes are gap-free and in commit order), `epoch` the cluster's identity, `rules_version` a
+///   count of rule changes (a writer that finds it moved reads the rules again).
 /// - `alertd_alerts`: every kept alert, its JSON in `alert`; `state` is `pending` or how it resolved. An
 ///   idempotency key is unique per owner (`owner_key` is `-` for nobody, else `o:` and the owner).
 /// - `alertd_events`: every kept event by index, with the alert as it was just after the change.
 /// - `alertd_deliveries`: the callback of each resolved alert that has one; an instance claims a pending one by
 ///   setting `lease_until` (`FOR UPDATE SKIP LOCKED`), and it is claimable again once the lease passes.
+/// - `alertd_rules` (version 2): every rule that answers alerts, its JSON in `rule`.
 enum ClusterSchema {
     /// The version this build writes.
-    static let version = 1
+    static let version = 2
 
     /// The statements that bring an empty database to version 1.
     private static let version1 = [
@@ -49,6 +51,12 @@ enum ClusterSchema {
         "CREATE INDEX alertd_deliveries_due ON alertd_deliveries (lease_until) WHERE state = 'pending'",
     ]
 
+    /// The statements that bring version 1 to version 2: the rules.
+    private static let version2 = [
+        "ALTER TABLE alertd_cluster ADD COLUMN rules_version bigint NOT NULL DEFAULT 0",
+        "CREATE TABLE alertd_rules (name text PRIMARY KEY, rule text NOT NULL)",
+    ]
+
     /// Makes or migrates the schema, once even when several instances start together (under an advisory lock).
     ///
     /// - Throws: `PGError` when the database is unreachable, refuses, or has a newer schema than this build knows.
@@ -64,7 +72,7 @@ enum ClusterSchema {
         guard found < version else { return }
         try connection.execute("BEGIN")
         do {
-            for statement in version1 { try connection.execute(statement) }
+            for statement in (found < 1 ? version1 : []) + version2 { try connection.execute(statement) }
             try connection.execute("INSERT INTO alertd_schema (version) VALUES ($1)", [String(version)])
             try connection.execute("COMMIT")
         } catch {
@@ -75,10 +83,11 @@ enum ClusterSchema {
 }
 
 extension ClusterSchema {
-    /// Every column version 1 has, by table, with its type as `information_schema.columns` names it.
+    /// Every column version 2 has, by table, with its type as `information_schema.columns` names it.
     private static let columns: [(table: String, column: String, type: String)] = [
         ("alertd_schema", "version", "integer"),
         ("alertd_cluster", "id", "integer"), ("alertd_cluster", "head", "bigint"), ("alertd_cluster", "epoch", "text"),
+        ("alertd_cluster", "rules_version", "bigint"),
         ("alertd_alerts", "id", "text"), ("alertd_alerts", "sequence", "bigint"),
         ("alertd_alerts", "owner_key", "text"),
         ("alertd_alerts", "idempotency_key", "text"), ("alertd_alerts", "draft", "text"),
@@ -88,13 +97,14 @@ extension ClusterSchema {
         ("alertd_deliveries", "alert_id", "text"), ("alertd_deliveries", "state", "text"),
         ("alertd_deliveries", "attempts", "integer"), ("alertd_deliveries", "last_error", "text"),
         ("alertd_deliveries", "lease_until", "bigint"),
+        ("alertd_rules", "name", "text"), ("alertd_rules", "rule", "text"),
     ]
 
     /// The unique constraints the writes rely on (an `ON CONFLICT` needs the one on the idempotency key), by the
     /// names PostgreSQL gave them.
     private static let constraints = [
         "alertd_cluster_pkey", "alertd_alerts_pkey", "alertd_alerts_sequence_key",
-        "alertd_alerts_owner_key_idempotency_key_key", "alertd_events_pkey", "alertd_deliveries_pkey",
+        "alertd_alerts_owner_key_idempotency_key_key", "alertd_events_pkey", "alertd_deliveries_pkey", "alertd_rules_pkey",
     ]
 
     /// Checks that the tables are as this version makes them and agree with each other: every column with its
@@ -151,4 +161,6 @@ extension String {
     var int: Int { Int(self) ?? 0 }
 
     var uint64: UInt64 { UInt64(self) ?? 0 }
+
+    var int64: Int64 { Int64(self) ?? 0 }
 }

@@ -34,10 +34,11 @@ extension CommitWriter {
         let known = feed.queuedHead
         let opened = try connection.pipeline([PGStatement("BEGIN"), Self.lockingHead])
         _ = try opened[0].get()
-        guard var head = try opened[1].get().first?.first??.uint64 else {
+        guard let row = try opened[1].get().first, var head = row[0]?.uint64 else {
             throw feed.diverge("alertd_cluster is empty")
         }
         try feed.check(head: head, known: known)
+        try refreshRules(version: row[1]?.int64 ?? 0, on: connection)
         let before = head
         if absorbing { batch += takeQueued(upTo: Self.batchLimit - batch.count) }
         let now = StoredTime.milliseconds(.now)
@@ -61,7 +62,22 @@ extension CommitWriter {
                 creates.append((alert, idempotency, text))
                 made.append(AlertEvent(index: head, kind: .created, alert: alert))
                 texts.append(text)
+                if let answered = rules.isEmpty ? nil : AlertStore.answered(alert, byOldestOf: rules, at: .now) {
+                    // A rule answers it in the same transaction: the resolution below its insert.
+                    let answeredText = answered.alert.storedText
+                    head += 1
+                    made.append(AlertEvent(index: head, kind: .answered, alert: answered.alert))
+                    texts.append(answeredText)
+                    resolutions.append(statements.count)
+                    statements.append(try Self.resolving(answered.alert, text: answeredText, now: now))
+                    if answered.alert.delivery != nil { statements.append(Self.delivering(alert.id)) }
+                    alert = answered.alert
+                }
                 completions.append { [alert] in done(.success(.created(alert, replayed: false))) }
+            case .rule:
+                // A rule change reads what the database holds before it answers: the batch goes step by step.
+                try connection.execute("ROLLBACK")
+                return nil
             case .change(.resolve(let alert), let done):
                 guard let resolution = alert.result?.resolution else { throw PGError("a resolution without a result") }
                 head += 1
@@ -93,7 +109,8 @@ extension CommitWriter {
     }
 
     /// The head row, locked until the transaction ends: batches of all instances commit one after another.
-    static let lockingHead = PGStatement("SELECT head FROM alertd_cluster WHERE id = 1 FOR UPDATE", name: "alertd_head")
+    static let lockingHead = PGStatement("SELECT head, rules_version FROM alertd_cluster WHERE id = 1 FOR UPDATE",
+                                         name: "alertd_head")
 
     /// Batches of up to this many creates or events have statements prepared by their size (larger ones are rare,
     /// and a statement per size up to `batchLimit` would hold too much on the server).

@@ -11,15 +11,22 @@ import Foundation
 /// and number their events from the head they found: gap-free and in commit order. Each change is one conditional
 /// statement: an `INSERT … ON CONFLICT` for a create, an `UPDATE … WHERE state = 'pending' … RETURNING` for a
 /// resolution; a loser reads the winner in the same transaction. One `NOTIFY` per batch carries the new head.
+///
+/// The rules that answer alerts live in `alertd_rules`; the writer keeps a copy, read again whenever the head row's
+/// `rules_version` moved (the batch that locks it sees every rule committed before). A create that a rule matches is
+/// answered in its own transaction (`created` then `answered`), and a rule added answers the pending alerts it
+/// matches in the transaction that adds it, so an instance whose copy is stale cannot miss a rule.
 final class CommitWriter: @unchecked Sendable {
     // @unchecked Sendable: `queue`, `unavailable` and `stopped` are read and written only while `condition` is
-    // locked; `url`, `epoch`, `feed`, `lease` and `counters` are immutable; `connection` is used only by the writer
-    // thread (`run()`) after `start()`.
+    // locked; `url`, `epoch`, `feed`, `lease` and `counters` are immutable; `connection`, `rules` and `rulesVersion`
+    // are used only by the writer thread (`run()`) after `start()`.
 
     /// One queued request.
     enum Command {
         case change(ProposedChange, done: @Sendable (Result<CommittedChange, AlertStoreError>) -> Void)
         case catchUp(done: @Sendable () -> Void)
+        /// A rule added or removed.
+        case rule(AlertStore.RuleChange, done: @Sendable (Result<AlertStore.RuleWritten, AlertStoreError>) -> Void)
         /// One delivery attempt: done (`error` nil), failed for good (`final`), or to be tried again under a
         /// renewed lease.
         case delivery(AlertID, error: String?, final: Bool)
@@ -50,6 +57,9 @@ final class CommitWriter: @unchecked Sendable {
     private var unavailable: Refusal?
     private var stopped = false
     private var connection: PGConnection?
+    /// The rules as of `rulesVersion` (the head row's count of rule changes; -1 before the first read), oldest first.
+    var rules: [AnswerRule] = []
+    var rulesVersion: Int64 = -1
     /// How many events and resolved alerts are kept in the tables (older ones are pruned now and then).
     private let history: Int
     private let retention: Duration
@@ -139,8 +149,9 @@ final class CommitWriter: @unchecked Sendable {
                     continue
                 }
                 // An idle second: make sure the connection still works, so that a restart of the database is noticed
-                // (and the connection made again) before the next write rather than by it.
-                if (try? connection.execute("SELECT 1")) == nil { continue }
+                // (and the connection made again) before the next write rather than by it; and take the rules
+                // another instance changed, so that this one lists them.
+                if (try? refreshRules(on: connection)) == nil { continue }
                 if Date().timeIntervalSince(lastPrune) > 60 {
                     lastPrune = Date()
                     prune(connection)
@@ -246,12 +257,13 @@ final class CommitWriter: @unchecked Sendable {
 
     private func transact(_ batch: inout [Command], on connection: PGConnection, absorbing: Bool) throws(PGError) {
         let known = feed.queuedHead
-        guard batch.contains(where: { if case .change = $0 { true } else { false } }) else {
+        guard batch.contains(where: \.isChange) else {
             // No change of alerts: record deliveries, read what is committed (and so on disk), take no lock.
             var completions: [@Sendable () -> Void] = []
             for case .delivery(let id, let error, let final) in batch {
                 try connection.execute(recording(id, error: error, final: final))
             }
+            try refreshRules(on: connection)
             let head = try ClusterEvents.head(connection)
             try feed.check(head: head, known: known)
             let seen = try readEvents(connection, after: known, through: head)
@@ -262,14 +274,15 @@ final class CommitWriter: @unchecked Sendable {
         let started = ContinuousClock.now
         let deadline = started + Self.batchDeadline
         let committed: Committed
-        if let pipelined = try pipelined(&batch, on: connection, absorbing: absorbing, deadline: deadline) {
+        if !batch.contains(where: \.isRule),
+           let pipelined = try pipelined(&batch, on: connection, absorbing: absorbing, deadline: deadline) {
             committed = pipelined
         } else {
             committed = try stepByStep(batch, on: connection, deadline: deadline)
         }
         let elapsed = (ContinuousClock.now - started).components
         counters.committed(seconds: Double(elapsed.seconds) + Double(elapsed.attoseconds) * 1e-18,
-                           changes: batch.count { if case .change = $0 { true } else { false } })
+                           changes: batch.count(where: \.isChange))
         // The events before the batch's (other instances' commits, up to the head it found) go to the store first;
         // the follower has usually brought them already, when their NOTIFY came while this batch waited.
         var seen: [AlertEvent] = []
@@ -290,13 +303,16 @@ final class CommitWriter: @unchecked Sendable {
         var completions: [@Sendable () -> Void] = []
         let known = feed.queuedHead
         try connection.execute("BEGIN")
-        guard var head = try connection.execute(Self.lockingHead).first?.first??.uint64 else {
+        guard let row = try connection.execute(Self.lockingHead).first, var head = row[0]?.uint64 else {
             throw feed.diverge("alertd_cluster is empty")
         }
         try feed.check(head: head, known: known)
+        try refreshRules(version: row[1]?.int64 ?? 0, on: connection)
         let before = head
         var made: [AlertEvent] = []
         let now = StoredTime.milliseconds(.now)
+        var rules = self.rules
+        var rulesChanged = false
         for command in batch {
             try Self.check(deadline)
             switch command {
@@ -306,11 +322,21 @@ final class CommitWriter: @unchecked Sendable {
                 try connection.execute(recording(id, error: error, final: final))
             case .change(.create(var alert, let idempotency), let done):
                 alert.sequence = head + 1
-                let outcome = try create(alert, idempotency, on: connection)
+                var outcome = try create(alert, idempotency, on: connection)
                 if case .success(let change) = outcome, !change.replayed {
                     head += 1
                     made.append(AlertEvent(index: head, kind: .created, alert: alert))
+                    if let answered = AlertStore.answered(alert, byOldestOf: rules, at: .now) {
+                        _ = try resolve(answered.alert, now: now, on: connection)
+                        head += 1
+                        made.append(AlertEvent(index: head, kind: .answered, alert: answered.alert))
+                        outcome = .success(.created(answered.alert, replayed: false))
+                    }
                 }
+                completions.append { [outcome] in done(outcome) }
+            case .rule(let change, let done):
+                let outcome = try commitRule(change, rules: &rules, head: &head, made: &made, now: now, on: connection)
+                if case .success = outcome { rulesChanged = true }
                 completions.append { done(outcome) }
             case .change(.resolve(let alert), let done):
                 let outcome = try resolve(alert, now: now, on: connection)
@@ -324,9 +350,76 @@ final class CommitWriter: @unchecked Sendable {
         for statement in Self.publishing(made, texts: made.map(\.alert.storedText)) {
             try connection.execute(statement)
         }
+        var version: Int64?
+        if rulesChanged {
+            version = try connection.execute(
+                "UPDATE alertd_cluster SET rules_version = rules_version + 1 WHERE id = 1 RETURNING rules_version"
+            ).first?.first??.int64
+        }
         try Self.check(deadline)
         try connection.execute("COMMIT")
+        if let version {
+            self.rules = rules
+            rulesVersion = version
+            feed.deliver(rules: rules)
+        }
         return Committed(before: before, made: made, completions: completions)
+    }
+
+    /// Adds or removes a rule in the open transaction (`rules` follows); an add answers every pending alert it
+    /// matches, oldest first, each an `answered` event after `head`.
+    private func commitRule(
+        _ change: AlertStore.RuleChange, rules: inout [AnswerRule], head: inout UInt64, made: inout [AlertEvent],
+        now: Int64, on connection: PGConnection
+    ) throws(PGError) -> Result<AlertStore.RuleWritten, AlertStoreError> {
+        switch change {
+        case .remove(let name):
+            guard let text = try connection.execute("DELETE FROM alertd_rules WHERE name = $1 RETURNING rule", [name])
+                .first?[0] else { return .failure(.ruleNotFound(name)) }
+            rules.removeAll { $0.name == name }
+            return .success((try AnswerRule.decoding(text), []))
+        case .add(let rule):
+            let count = try connection.execute("SELECT count(*) FROM alertd_rules").first?.first??.int ?? 0
+            guard count < AnswerRule.maximumRules else {
+                return .failure(.invalid([FieldIssue(pointer: "/name", detail: "\(count) rules are kept, the most "
+                    + "allowed; remove some first")]))
+            }
+            guard try !connection.execute(
+                "INSERT INTO alertd_rules (name, rule) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING RETURNING name",
+                [rule.name, rule.storedText]).isEmpty else { return .failure(.ruleExists(rule.name)) }
+            rules.append(rule)
+            var answered: [AlertID] = []
+            let date = Date()
+            for row in try connection.execute(
+                "SELECT alert FROM alertd_alerts WHERE state = 'pending' ORDER BY sequence") {
+                guard let text = row[0] else { continue }
+                let alert = try Alert.decoding(text)
+                guard alert.result == nil, let buttonIndex = rule.answer(for: alert, at: date),
+                      alert.policy.isDefault else { continue }
+                let resolved = AlertStore.resolved(alert, buttonIndex: buttonIndex, by: rule)
+                guard try !connection.execute(Self.resolving(resolved, text: resolved.storedText, now: now)).isEmpty
+                else { continue }
+                if resolved.delivery != nil { try connection.execute(Self.delivering(resolved.id)) }
+                head += 1
+                made.append(AlertEvent(index: head, kind: .answered, alert: resolved))
+                answered.append(resolved.id)
+            }
+            return .success((rule, answered))
+        }
+    }
+
+    /// Reads the rules again when the head row's `rules_version` (`version`, read now when nil) is not the one this
+    /// writer has, and hands them to the store.
+    func refreshRules(version known: Int64? = nil, on connection: PGConnection) throws(PGError) {
+        var version = known ?? 0
+        if known == nil {
+            version = try connection.execute("SELECT rules_version FROM alertd_cluster WHERE id = 1").first?.first??
+                .int64 ?? 0
+        }
+        guard version != rulesVersion else { return }
+        rules = try AnswerRule.reading(connection)
+        rulesVersion = version
+        feed.deliver(rules: rules)
     }
 
     /// Inserts a new alert, or finds the one its idempotency key created.
@@ -407,10 +500,25 @@ final class CommitWriter: @unchecked Sendable {
         for command in commands {
             switch command {
             case .change(_, let done): done(.failure(error))
+            case .rule(_, let done): done(.failure(error))
             case .catchUp(let done): done()
             case .delivery: break  // not recorded: the claim's lease passes, and another attempt is made
             }
         }
+    }
+}
+
+extension CommitWriter.Command {
+    /// Whether the command changes what the database holds under the head row (a change of alerts or rules).
+    var isChange: Bool {
+        switch self {
+        case .change, .rule: true
+        case .catchUp, .delivery: false
+        }
+    }
+
+    var isRule: Bool {
+        if case .rule = self { true } else { false }
     }
 }
 

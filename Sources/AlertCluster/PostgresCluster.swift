@@ -64,6 +64,12 @@ public final class PostgresCluster: StoreAuthorityService {
         writer.submit(.change(change, done: done))
     }
 
+    public func commitRule(
+        _ change: AlertStore.RuleChange, done: @escaping @Sendable (Result<AlertStore.RuleWritten, AlertStoreError>) -> Void
+    ) {
+        writer.submit(.rule(change, done: done))
+    }
+
     public func catchUp(done: @escaping @Sendable () -> Void) {
         writer.submit(.catchUp(done: done))
     }

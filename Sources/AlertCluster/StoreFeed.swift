@@ -5,10 +5,11 @@ import Locking
 /// Hands committed events to the store in index order, each once, whoever read them (the writer after its commit, the
 /// follower after a notification), and runs each commit's completions once the store applied everything before them.
 final class StoreFeed: Sendable {
-    /// A delivery: events to apply, then completions to run.
+    /// A delivery: events to apply, then completions to run; or the rules to take.
     private struct Item {
         var events: [AlertEvent]
         var completions: [@Sendable () -> Void]
+        var rules: [AnswerRule]?
     }
 
     private struct State {
@@ -108,6 +109,16 @@ final class StoreFeed: Sendable {
         return queued
     }
 
+    /// Queues the rules as the database holds them now, for the store to take after what is queued before them.
+    func deliver(rules: [AnswerRule]) {
+        let drain = state.withLock { state in
+            guard state.divergence == nil else { return false }
+            state.items.append(Item(events: [], completions: [], rules: rules))
+            return startDraining(&state)
+        }
+        if drain { Task { await self.drain() } }
+    }
+
     private func startDraining(_ state: inout State) -> Bool {
         guard !state.draining, state.store != nil, !state.items.isEmpty else { return false }
         state.draining = true
@@ -125,6 +136,7 @@ final class StoreFeed: Sendable {
                 return (store, state.items.removeFirst(), state.divergence != nil)
             }
             guard let (store, item, diverged) = next else { return }
+            if let rules = item.rules, !diverged { await store.replaceRules(rules) }
             if !item.events.isEmpty && !diverged {
                 let applied = await store.apply(item.events)
                 if let last = item.events.last, applied < last.index {

@@ -94,6 +94,9 @@ extension AlertStore {
             case .answered, .dismissed, .expired:
                 if alert.result != nil, let cached = records[alert.sequence], cached.result == nil {
                     settle(alert)
+                    if let responder = alert.result?.responder, responder.hasPrefix(AnswerRule.responderPrefix) {
+                        ruleAnswerCounts[String(responder.dropFirst(AnswerRule.responderPrefix.count)), default: 0] += 1
+                    }
                 } else {
                     bumpIndex(event.kind, alert)
                 }

@@ -4,8 +4,9 @@ import Foundation
 /// Rules that answer alerts (`AnswerRule`): kept by the store beside its alerts and made durable by the same
 /// journal, in the same commit as the answers they give. A rule answers every matching pending alert in the turn
 /// that makes it, and each matching alert later in the turn that creates it, so a producer's create response shows
-/// it answered and nobody is woken for it. A cluster (a store with an authority) keeps no rules yet: rule changes
-/// are refused there (docs/CLUSTER.md).
+/// it answered and nobody is woken for it. On a cluster (a store with an authority) the database keeps the rules and
+/// its writer applies them in the transaction that creates an alert or adds a rule (so every instance answers alike,
+/// at once); the store holds the copy it was last handed (`replaceRules(_:)`), which reads catch up to.
 extension AlertStore {
     /// A change to the rules a client asks for.
     public enum RuleChange: Sendable {
@@ -25,9 +26,12 @@ extension AlertStore {
     ///   - then: The rule and the alerts answered; or `ruleExists` for a name taken, `notFound` for a name unknown,
     ///     `invalid` for a bad rule or a cluster, `unavailable` when the journal failed.
     public nonisolated func writeRule(_ change: RuleChange, then: @escaping Completion<RuleWritten>) {
-        guard authority == nil else {
-            return then(.failure(.invalid([FieldIssue(pointer: "", detail: "rules are not supported by a cluster "
-                + "(--database) yet: their answers would not be shared by every instance (docs/CLUSTER.md)")])))
+        if let authority {
+            if case .add(let rule) = change {
+                let issues = rule.issues(at: rule.createdAt)
+                guard issues.isEmpty else { return then(.failure(.invalid(issues))) }
+            }
+            return authority.commitRule(change, done: then)
         }
         turn({ store throws(AlertStoreError) in
             switch change {
@@ -79,23 +83,52 @@ extension AlertStore {
     /// Answers a pending alert just made (in this turn) when a rule matches it, the oldest such rule; returns the
     /// alert as it is after.
     func answeredByRule(_ alert: Alert) -> Alert {
-        guard !rules.isEmpty, alert.policy.isDefault else { return alert }
-        let now = Date()
-        for rule in answerRules {
-            guard let buttonIndex = rule.answer(for: alert, at: now) else { continue }
-            return answer(alert, buttonIndex: buttonIndex, by: rule)
+        guard !rules.isEmpty, let answered = Self.answered(alert, byOldestOf: answerRules, at: Date()) else {
+            return alert
         }
-        return alert
+        settle(answered.alert)
+        ruleAnswerCounts[answered.rule.name, default: 0] += 1
+        return answered.alert
     }
 
     /// Resolves a pending alert as `rule`'s answer, with each field's prefilled text.
-    @discardableResult
-    private func answer(_ alert: Alert, buttonIndex: Int, by rule: AnswerRule) -> Alert {
-        let resolved = Self.resolved(alert, buttonIndex: buttonIndex, values: alert.fields.map(\.text),
-                                     resolution: .answered, responder: rule.responder)
-        settle(resolved)
+    private func answer(_ alert: Alert, buttonIndex: Int, by rule: AnswerRule) {
+        settle(Self.resolved(alert, buttonIndex: buttonIndex, by: rule))
         ruleAnswerCounts[rule.name, default: 0] += 1
-        return resolved
+    }
+
+    /// `alert` answered by the first of `rules` (oldest first) that matches it at `now`, or nil: an alert with an
+    /// answer policy is never answered by a rule.
+    public static func answered(
+        _ alert: Alert, byOldestOf rules: [AnswerRule], at now: Date
+    ) -> (alert: Alert, rule: AnswerRule)? {
+        guard alert.policy.isDefault else { return nil }
+        for rule in rules {
+            guard let buttonIndex = rule.answer(for: alert, at: now) else { continue }
+            return (resolved(alert, buttonIndex: buttonIndex, by: rule), rule)
+        }
+        return nil
+    }
+
+    /// `alert` resolved as `rule`'s answer with the button at `buttonIndex`, each field's prefilled text as its value.
+    public static func resolved(_ alert: Alert, buttonIndex: Int, by rule: AnswerRule) -> Alert {
+        resolved(alert, buttonIndex: buttonIndex, values: alert.fields.map(\.text), resolution: .answered,
+                 responder: rule.responder)
+    }
+
+    /// Takes the rules as the cluster's database holds them (its writer hands them over when they changed).
+    public func replaceRules(_ newRules: [AnswerRule]) {
+        defer { endTurn() }
+        rules = Dictionary(newRules.map { ($0.name, $0) }, uniquingKeysWith: { _, last in last })
+    }
+
+    /// `read(_:then:)` after catching up with the cluster's database (at once without one): a rule another instance
+    /// made or removed a moment ago is shown.
+    public nonisolated func readCaughtUp<T: Sendable>(
+        _ work: @escaping @Sendable (isolated AlertStore) throws(AlertStoreError) -> T, then: @escaping Completion<T>
+    ) {
+        guard let authority else { return read(work, then: then) }
+        authority.catchUp { self.read(work, then: then) }
     }
 }
 

@@ -13,6 +13,14 @@ public protocol StoreAuthority: AnyObject, Sendable {
     ///     `unavailable` when the database cannot be reached (nothing was committed, or it is not known whether).
     func commit(_ change: ProposedChange, done: @escaping @Sendable (Result<CommittedChange, AlertStoreError>) -> Void)
 
+    /// Adds or removes a rule in the database (an add answers every pending alert the rule matches, in the same
+    /// transaction), and calls `done` once the store has the new rules and those answers.
+    ///
+    /// - Parameter done: The rule and the alerts it answered; or `ruleExists`, `notFound`, `invalid` (too many
+    ///   rules), `unavailable`.
+    func commitRule(
+        _ change: AlertStore.RuleChange, done: @escaping @Sendable (Result<AlertStore.RuleWritten, AlertStoreError>) -> Void)
+
     /// Calls `done` once the store has applied every change the authority had committed when this was called (at
     /// once when the database cannot be reached).
     func catchUp(done: @escaping @Sendable () -> Void)

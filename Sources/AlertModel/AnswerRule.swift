@@ -81,7 +81,10 @@ public struct AnswerRule: Sendable, Equatable {
     }
 
     /// The responder name a rule answers as.
-    public var responder: String { "rule:\(name)" }
+    public var responder: String { Self.responderPrefix + name }
+
+    /// What a rule's responder name starts with.
+    public static let responderPrefix = "rule:"
 
     /// Whether the rule has expired by `now`.
     public func isExpired(at now: Date) -> Bool {

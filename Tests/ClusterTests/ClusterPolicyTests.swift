@@ -74,3 +74,88 @@ struct ClusterPolicyTests {
         }
     }
 }
+
+/// Rules that answer, across instances: PostgreSQL keeps them, and each instance's writer applies the rules it finds
+/// in the transaction that creates an alert or adds a rule, so a rule made on one instance answers on every other at
+/// once.
+@Suite("Cluster: rules that answer", .serialized)
+struct ClusterRulesTests {
+    static let ci = "ci-producer-token-0001"
+    static let admin = "ops-admin-token-000007"
+    static let producer = [("Authorization", "Bearer \(ci)")]
+    static let operator_ = [("Authorization", "Bearer \(admin)")]
+
+    static func tokensFile() throws -> URL {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("alertd-cluster-rules-\(UUID())")
+        try "ci:producer:\(ci)\nops:admin:\(admin)\n".write(to: file, atomically: true, encoding: .utf8)
+        return file
+    }
+
+    static func create(_ title: String, on node: ClusterNode) async throws -> JSONObject {
+        let created = try await node.request(
+            "POST", "/v1/alerts", json: #"{"title":"\#(title)","message":"Go?","buttons":["Cancel","Deploy"]}"#,
+            headers: producer)
+        try #require(created.status == 201, "\(created)")
+        return try created.json()
+    }
+
+    @Test("A rule made on A answers B's pending alert in the same request, C's new alerts at once, is listed by all; removed on B, it answers nothing")
+    func ruleAcrossInstances() async throws {
+        let file = try Self.tokensFile()
+        defer { try? FileManager.default.removeItem(at: file) }
+        try await withCluster(arguments: ["--tokens-file", file.path]) { _, nodes in
+            let (a, b, c) = (nodes[0], nodes[1], nodes[2])
+            let waiting = try await Self.create("deploy web", on: b).string("id")
+            let other = try await Self.create("restart db", on: b).string("id")
+            let made = try await a.request(
+                "POST", "/v1/rules", json: #"{"name":"deploys","match":{"title":"deploy *"},"button":"Deploy"}"#,
+                headers: Self.operator_)
+            #expect(made.status == 201, "\(made)")
+            #expect(try made.json()["answered"] == .array([.string(waiting)]), "\(made)")
+            // Every instance shows the answer and lists the rule at once, without waiting for a notification.
+            for node in nodes {
+                let alert = try await node.request("GET", "/v1/alerts/\(waiting)", headers: Self.producer).json()
+                #expect(alert["result"]?.objectValue?["responder"] == .string("rule:deploys"), "\(alert)")
+                let listed = try await node.request("GET", "/v1/rules", headers: Self.operator_).json()
+                let names = (listed["rules"]?.arrayValue ?? []).compactMap { $0.objectValue?["name"]?.stringValue }
+                #expect(names == ["deploys"], "\(listed)")
+            }
+            let untouched = try await c.request("GET", "/v1/alerts/\(other)", headers: Self.producer).json()
+            #expect(untouched["result"] == .null, "\(untouched)")
+            // A new matching alert on C comes back answered by the rule in its create response.
+            let answered = try await Self.create("deploy api", on: c)
+            #expect(answered["result"]?.objectValue?["responder"] == .string("rule:deploys"), "\(answered)")
+            #expect(answered["result"]?.objectValue?["buttonTitle"] == .string("Deploy"), "\(answered)")
+            let again = try await b.request(
+                "POST", "/v1/rules", json: #"{"name":"deploys","match":{"title":"*"},"button":"Deploy"}"#,
+                headers: Self.operator_)
+            #expect(again.status == 409, "\(again)")
+            let removed = try await b.request("DELETE", "/v1/rules/deploys", headers: Self.operator_)
+            #expect(removed.status == 200, "\(removed)")
+            let pending = try await Self.create("deploy web", on: a)
+            #expect(pending["result"] == .null, "\(pending)")
+            let listed = try await c.request("GET", "/v1/rules", headers: Self.operator_).json()
+            #expect(listed["rules"]?.arrayValue?.isEmpty == true, "\(listed)")
+            let gone = try await a.request("DELETE", "/v1/rules/deploys", headers: Self.operator_)
+            #expect(gone.status == 404, "\(gone)")
+        }
+    }
+
+    @Test("An instance that starts after a rule was made lists it and answers by it")
+    func ruleKeptForNewInstances() async throws {
+        let file = try Self.tokensFile()
+        defer { try? FileManager.default.removeItem(at: file) }
+        try await withCluster(instances: 1, arguments: ["--tokens-file", file.path]) { postgres, nodes in
+            let made = try await nodes[0].request(
+                "POST", "/v1/rules", json: #"{"name":"restarts","match":{"title":"restart *"},"button":"Deploy"}"#,
+                headers: Self.operator_)
+            #expect(made.status == 201, "\(made)")
+            let joined = try await ClusterNode(database: postgres.url, arguments: ["--tokens-file", file.path])
+            let listed = try await joined.request("GET", "/v1/rules/restarts", headers: Self.operator_)
+            #expect(listed.status == 200, "\(listed)")
+            let answered = try await Self.create("restart db", on: joined)
+            #expect(answered["result"]?.objectValue?["responder"] == .string("rule:restarts"), "\(answered)")
+            await joined.stop()
+        }
+    }
+}

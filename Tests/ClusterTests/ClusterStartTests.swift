@@ -61,4 +61,24 @@ struct ClusterStartTests {
             #expect(child.standardError.contains(said), "\(child.standardError)")
         }
     }
+
+    @Test("A database of schema version 1 (no rules) is migrated at start: its alerts stay, rules can be made")
+    func migratesVersion1() async throws {
+        try await withCluster(instances: 1) { postgres, nodes in
+            let kept = try await nodes[0].create("kept")
+            await nodes[0].stop()
+            // What an alertd before rules left: version 1, without alertd_rules and rules_version.
+            try await postgres.sql("DROP TABLE alertd_rules")
+            try await postgres.sql("ALTER TABLE alertd_cluster DROP COLUMN rules_version")
+            try await postgres.sql("UPDATE alertd_schema SET version = 1")
+            let node = try await ClusterNode(database: postgres.url)
+            let shown = try await node.request("GET", "/v1/alerts/\(kept)")
+            #expect(shown.status == 200, "\(shown)")
+            let made = try await node.request("POST", "/v1/rules",
+                                              json: #"{"name":"all","match":{"title":"*"},"button":"OK"}"#)
+            #expect(made.status == 201, "\(made)")
+            #expect(try await postgres.sql("SELECT max(version) FROM alertd_schema") == "2")
+            await node.stop()
+        }
+    }
 }
