@@ -74,8 +74,8 @@ extension CommitWriter {
                     alert = answered.alert
                 }
                 completions.append { [alert] in done(.success(.created(alert, replayed: false))) }
-            case .rule:
-                // A rule change reads what the database holds before it answers: the batch goes step by step.
+            case .rule, .change(.vote, _):
+                // A rule change or a vote reads what the database holds before it decides: step by step.
                 try connection.execute("ROLLBACK")
                 return nil
             case .change(.resolve(let alert), let done):

@@ -274,7 +274,7 @@ final class CommitWriter: @unchecked Sendable {
         let started = ContinuousClock.now
         let deadline = started + Self.batchDeadline
         let committed: Committed
-        if !batch.contains(where: \.isRule),
+        if !batch.contains(where: \.readsFirst),
            let pipelined = try pipelined(&batch, on: connection, absorbing: absorbing, deadline: deadline) {
             committed = pipelined
         } else {
@@ -334,6 +334,9 @@ final class CommitWriter: @unchecked Sendable {
                     }
                 }
                 completions.append { [outcome] in done(outcome) }
+            case .change(.vote(let proposed), let done):
+                let outcome = try cast(proposed, now: now, head: &head, made: &made, on: connection)
+                completions.append { done(outcome) }
             case .rule(let change, let done):
                 let outcome = try commitRule(change, rules: &rules, head: &head, made: &made, now: now, on: connection)
                 if case .success = outcome { rulesChanged = true }
@@ -364,6 +367,44 @@ final class CommitWriter: @unchecked Sendable {
             feed.deliver(rules: rules)
         }
         return Committed(before: before, made: made, completions: completions)
+    }
+
+    /// Casts the vote a store proposed (`proposed.votes.last`) on the alert as the database holds it: stored with one
+    /// more vote (a `voted` event), or resolved by it; `alreadyResolved` naming the winner, or `alreadyVoted`.
+    private func cast(
+        _ proposed: Alert, now: Int64, head: inout UInt64, made: inout [AlertEvent], on connection: PGConnection
+    ) throws(PGError) -> Result<CommittedChange, AlertStoreError> {
+        guard let vote = proposed.votes.last else { throw PGError("a vote without a vote") }
+        guard let text = try connection.execute("SELECT alert FROM alertd_alerts WHERE id = $1",
+                                                [proposed.id.rawValue]).first?[0] else {
+            return .failure(.notFound(proposed.id))
+        }
+        let stored = try Alert.decoding(text)
+        if let winner = stored.result { return .failure(.alreadyResolved(winner, id: stored.id)) }
+        let alert: Alert
+        do {
+            alert = try AlertStore.casting(vote, values: proposed.result?.values ?? stored.fields.map(\.text), on: stored)
+        } catch {
+            return .failure(error)
+        }
+        let alertText = alert.storedText
+        if let resolution = alert.result?.resolution {
+            guard try !connection.execute(Self.resolving(alert, text: alertText, now: now)).isEmpty else {
+                throw PGError("a pending alert locked by the head row did not resolve")
+            }
+            if alert.delivery != nil { try connection.execute(Self.delivering(alert.id)) }
+            head += 1
+            made.append(AlertEvent(index: head, kind: AlertEvent.Kind(resolution), alert: alert))
+        } else {
+            guard try !connection.execute(
+                "UPDATE alertd_alerts SET alert = $2 WHERE id = $1 AND state = 'pending' RETURNING sequence",
+                [alert.id.rawValue, alertText]).isEmpty else {
+                throw PGError("a pending alert locked by the head row did not take its vote")
+            }
+            head += 1
+            made.append(AlertEvent(index: head, kind: .voted, alert: alert))
+        }
+        return .success(.voted(alert))
     }
 
     /// Adds or removes a rule in the open transaction (`rules` follows); an add answers every pending alert it
@@ -517,8 +558,13 @@ extension CommitWriter.Command {
         }
     }
 
-    var isRule: Bool {
-        if case .rule = self { true } else { false }
+    /// Whether the command reads what the database holds before it decides (a rule change, a vote): its batch goes
+    /// `stepByStep`.
+    var readsFirst: Bool {
+        switch self {
+        case .rule, .change(.vote, _): true
+        default: false
+        }
     }
 }
 

@@ -55,24 +55,35 @@ extension AlertStore {
     /// The pending alert with this id after `answer`: resolved (quorum 1, a veto, or the vote that completes the
     /// quorum) or with one more vote (not stored).
     func voted(_ id: AlertID, with answer: AnswerDraft, by responder: String?) throws(AlertStoreError) -> Alert {
-        var resolved = try answered(id, with: answer, by: responder)
+        let resolved = try answered(id, with: answer, by: responder)
         let (_, alert) = try pendingRecord(id)
-        guard alert.policy.quorum > 1, var result = resolved.result else { return resolved }
-        if alert.votes.contains(where: { $0.responder == responder }) {
-            throw .alreadyVoted(id, responder: responder)
+        guard alert.policy.quorum > 1, let result = resolved.result else { return resolved }
+        return try Self.casting(Vote(responder: responder, buttonIndex: result.buttonIndex, at: result.resolvedAt),
+                                values: result.values, on: alert)
+    }
+
+    /// A pending quorum alert after `vote`: with one more vote, or resolved by it (the vote that completes the
+    /// quorum, or a veto: a cancel button), with the votes in the alert and its result. A cluster's writer casts the
+    /// vote a store proposed on the alert as the database holds it.
+    ///
+    /// - Throws: `alreadyVoted` when the vote's responder voted already.
+    public static func casting(_ vote: Vote, values: [String], on alert: Alert) throws(AlertStoreError) -> Alert {
+        if alert.votes.contains(where: { $0.responder == vote.responder }) {
+            throw .alreadyVoted(alert.id, responder: vote.responder)
         }
-        let vote = Vote(responder: responder, buttonIndex: result.buttonIndex, at: result.resolvedAt)
         var votes = alert.votes
         votes.append(vote)
         let agreeing = votes.filter { $0.buttonIndex == vote.buttonIndex }.count
-        guard !result.ok || agreeing >= alert.policy.quorum else {
+        guard alert.buttons[vote.buttonIndex].style == .cancel || agreeing >= alert.policy.quorum else {
             var pending = alert
             pending.votes = votes
             return pending
         }
-        result.votes = votes
+        var resolved = resolved(alert, buttonIndex: vote.buttonIndex, values: values, resolution: .answered,
+                                responder: vote.responder)
+        resolved.result?.resolvedAt = vote.at
+        resolved.result?.votes = votes
         resolved.votes = votes
-        resolved.result = result
         return resolved
     }
 

@@ -16,10 +16,6 @@ extension AlertStore {
             }, done: Self.settled(then))
             return
         }
-        if prepared.draft.policy.quorum > 1 {
-            return then(.failure(.invalid([FieldIssue(pointer: "/quorum", detail: "quorum "
-                + "\(prepared.draft.policy.quorum) is not supported by a cluster yet (docs/CLUSTER.md); use quorum 1")])))
-        }
         if !prepared.draft.escalation.isEmpty {
             return then(.failure(.invalid([FieldIssue(pointer: "/escalation", detail: "escalation is not supported "
                 + "by a cluster yet (docs/CLUSTER.md); leave it out")])))
@@ -59,7 +55,9 @@ extension AlertStore {
             case .failure(let error):
                 then(.failure(error))
             case .success(let alert):
-                authority.commit(.resolve(alert)) { committed in then(committed.map { ($0.alert, false) }) }
+                // A quorum alert's answer is a vote, cast by the authority on the alert as the database holds it.
+                let change: ProposedChange = alert.policy.quorum > 1 ? .vote(alert) : .resolve(alert)
+                authority.commit(change) { committed in then(committed.map { ($0.alert, false) }) }
             }
         }
     }
@@ -100,8 +98,14 @@ extension AlertStore {
                 } else {
                     bumpIndex(event.kind, alert)
                 }
-            case .voted, .escalated:
-                // A cluster refuses quorum and escalating alerts (`writeCreate`), so no authority commits these yet.
+            case .voted:
+                if alert.result == nil, let cached = records[alert.sequence], cached.result == nil {
+                    willChange(alert.sequence)
+                    records.store(alert)
+                }
+                bumpIndex(.voted, alert)
+            case .escalated:
+                // A cluster refuses escalating alerts (`writeCreate`), so no authority commits these yet.
                 bumpIndex(event.kind, alert)
             }
         }
@@ -138,7 +142,7 @@ extension CommittedChange {
     /// The alert as committed.
     public var alert: Alert {
         switch self {
-        case .created(let alert, _), .resolved(let alert): alert
+        case .created(let alert, _), .resolved(let alert), .voted(let alert): alert
         }
     }
 

@@ -62,7 +62,7 @@ extension AlertStore {
             writeResolution(id, then: then, decided: { store throws(AlertStoreError) in
                 try store.respond(id, with: answer, by: responder)
             }, proposed: { store throws(AlertStoreError) in
-                try store.answered(id, with: answer, by: responder)
+                try store.voted(id, with: answer, by: responder)
             })
         case .dismiss(let id, let responder):
             writeResolution(id, then: then, decided: { store throws(AlertStoreError) in

@@ -40,6 +40,10 @@ public enum ProposedChange: Sendable {
     /// A pending alert resolved: `alert.result` is set. It commits only while the alert is pending; an expiry
     /// (`resolution == .expired`) only once its deadline has passed too.
     case resolve(Alert)
+    /// A vote on a pending quorum alert: `alert.votes.last` is the new vote (and `alert.result`, when it resolved
+    /// the alert in the store's view, holds the values). The authority casts it (`AlertStore.casting`) on the alert
+    /// as the database holds it, so votes made on several instances at once all count, each responder's once.
+    case vote(Alert)
 }
 
 /// A change as its authority committed it.
@@ -48,6 +52,8 @@ public enum CommittedChange: Sendable {
     case created(Alert, replayed: Bool)
     /// The alert resolved with `alert.result`.
     case resolved(Alert)
+    /// The vote was cast: the alert with it, still pending or resolved by it.
+    case voted(Alert)
 }
 
 /// An authority with a life: it holds what the database held when it connected, feeds the store it is started with

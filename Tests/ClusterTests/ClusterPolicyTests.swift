@@ -31,8 +31,10 @@ struct ClusterPolicyTests {
             let answered = try await c.request("POST", "/v1/alerts/\(id)/response", json: #"{"buttonIndex":0}"#,
                                                headers: [("Authorization", "Bearer \(Self.alice)")])
             #expect(answered.status == 200, "\(answered)")
-            let shown = try await b.request("GET", "/v1/alerts/\(id)", headers: [("Authorization", "Bearer \(Self.bob)")])
-            let alert = try shown.json()
+            // B shows the answer once C's event reached it (its NOTIFY, within about a second at worst).
+            let read = { try await b.request("GET", "/v1/alerts/\(id)", headers: [("Authorization", "Bearer \(Self.bob)")]).json() }
+            try await eventually("B shows alice's answer") { try await read()["result"]?.objectValue != nil }
+            let alert = try await read()
             #expect(alert["responders"] == .array([.string("alice")]))
             #expect(alert["result"]?.objectValue?["responder"] == .string("alice"))
         }
@@ -54,23 +56,94 @@ struct ClusterPolicyTests {
         }
     }
 
-    @Test("A cluster refuses quorum > 1 with 422 at /quorum and creates nothing; quorum 1 is an ordinary alert")
-    func quorumRefused() async throws {
-        try await withCluster { _, nodes in
-            let refused = try await nodes[0].request("POST", "/v1/alerts",
-                                                     json: #"{"message":"Ship?","buttons":["No","Yes"],"quorum":2}"#)
-            #expect(refused.status == 422, "\(refused)")
-            let errors = try refused.json()["errors"]?.arrayValue ?? []
-            let pointers = errors.compactMap { $0.objectValue?["pointer"]?.stringValue }
-            #expect(pointers == ["/quorum"], "\(refused)")
-            #expect(refused.text.contains("not supported by a cluster"), "\(refused)")
-            let listed = try await nodes[1].request("GET", "/v1/alerts")
-            #expect(try listed.json()["alerts"]?.arrayValue?.isEmpty == true, "\(listed)")
-            let single = try await nodes[0].request("POST", "/v1/alerts", json: #"{"message":"Ship?","quorum":1}"#)
-            #expect(single.status == 201, "\(single)")
-            let id = try single.json().string("id")
-            let answered = try await nodes[2].request("POST", "/v1/alerts/\(id)/response", json: #"{"buttonIndex":0}"#)
-            #expect(answered.status == 200, "\(answered)")
+    /// voter-00 … voter-23, responders, for the quorum tests.
+    static let voters = (0..<24).map { String(format: "voter-%02d", $0) }
+    static func voterToken(_ voter: String) -> String { "\(voter)-responder-token-0000" }
+
+    static func voterTokens() throws -> URL {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("alertd-cluster-voters-\(UUID())")
+        try (["ci:producer:\(ci)"] + voters.map { "\($0):responder:\(voterToken($0))" }).joined(separator: "\n")
+            .write(to: file, atomically: true, encoding: .utf8)
+        return file
+    }
+
+    static func vote(_ node: ClusterNode, _ id: String, _ voter: String, button: Int) async throws -> WireResponse {
+        try await node.request("POST", "/v1/alerts/\(id)/response", json: #"{"buttonIndex":\#(button)}"#,
+                               headers: [("Authorization", "Bearer \(voterToken(voter))")])
+    }
+
+    @Test("Quorum 2 across instances: a vote on A is shown by B, the second vote on B resolves it with both, a double vote on C is 409, a veto on C resolves at once")
+    func quorumAcrossInstances() async throws {
+        let file = try Self.voterTokens()
+        defer { try? FileManager.default.removeItem(at: file) }
+        try await withCluster(arguments: ["--tokens-file", file.path]) { _, nodes in
+            let (a, b, c) = (nodes[0], nodes[1], nodes[2])
+            let producer = [("Authorization", "Bearer \(Self.ci)")]
+            let body = #"{"title":"Deploy?","buttons":["No","Yes"],"quorum":2}"#
+            let created = try await a.request("POST", "/v1/alerts", json: body, headers: producer)
+            try #require(created.status == 201, "\(created)")
+            let id = try created.json().string("id")
+            let first = try await Self.vote(a, id, "voter-00", button: 1)
+            #expect(first.status == 202, "\(first)")
+            try await eventually("B shows the vote made on A") {
+                try await b.request("GET", "/v1/alerts/\(id)", headers: producer).json()["votes"]?.arrayValue?.count == 1
+            }
+            let double = try await Self.vote(c, id, "voter-00", button: 1)
+            #expect(double.status == 409, "\(double)")
+            #expect(try double.json()["type"]?.stringValue == "urn:alertd:problem:already-voted", "\(double)")
+            let second = try await Self.vote(b, id, "voter-01", button: 1)
+            #expect(second.status == 200, "\(second)")
+            let read = { try await c.request("GET", "/v1/alerts/\(id)", headers: producer).json() }
+            try await eventually("C shows the resolution made on B") { try await read()["result"]?.objectValue != nil }
+            let result = try await read()
+            let voters = (result["result"]?.objectValue?["votes"]?.arrayValue ?? []).compactMap {
+                $0.objectValue?["responder"]?.stringValue
+            }
+            #expect(voters == ["voter-00", "voter-01"], "\(result)")
+            #expect(result["result"]?.objectValue?["responder"] == .string("voter-01"), "\(result)")
+            let kinds = {
+                try await a.request("GET", "/v1/events?since=0&wait=0", headers: producer).jsonArray()
+                    .compactMap { $0.objectValue?["type"]?.stringValue }
+            }
+            try await eventually("A has B's answer event") { try await kinds().count >= 3 }
+            #expect(try await kinds() == ["created", "voted", "answered"])
+
+            let vetoed = try await a.request("POST", "/v1/alerts", json: body, headers: producer)
+            let vetoedID = try vetoed.json().string("id")
+            #expect(try await Self.vote(b, vetoedID, "voter-02", button: 1).status == 202)
+            let veto = try await Self.vote(c, vetoedID, "voter-03", button: 0)
+            #expect(veto.status == 200, "\(veto)")
+            #expect(try veto.json()["ok"] == .bool(false), "\(veto)")
+        }
+    }
+
+    @Test("24 voters racing over three instances on quorum 3: exactly one resolution with exactly 3 votes")
+    func racingVotersAcrossInstances() async throws {
+        let file = try Self.voterTokens()
+        defer { try? FileManager.default.removeItem(at: file) }
+        try await withCluster(arguments: ["--tokens-file", file.path]) { _, nodes in
+            let producer = [("Authorization", "Bearer \(Self.ci)")]
+            let created = try await nodes[0].request(
+                "POST", "/v1/alerts", json: #"{"title":"Ship?","buttons":["No","Yes"],"quorum":3}"#, headers: producer)
+            try #require(created.status == 201, "\(created)")
+            let id = try created.json().string("id")
+            let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
+                for (number, voter) in Self.voters.enumerated() {
+                    group.addTask { try await Self.vote(nodes[number % 3], id, voter, button: 1).status }
+                }
+                return try await group.reduce(into: [Int]()) { $0.append($1) }
+            }
+            #expect(statuses.filter { $0 == 200 }.count == 1, "\(statuses.sorted())")
+            #expect(statuses.filter { $0 == 202 }.count == 2, "\(statuses.sorted())")
+            #expect(statuses.filter { $0 == 409 }.count == 21, "\(statuses.sorted())")
+            for node in nodes {
+                let read = { try await node.request("GET", "/v1/alerts/\(id)", headers: producer).json() }
+                try await eventually("every instance shows the resolution") { try await read()["result"]?.objectValue != nil }
+                let alert = try await read()
+                let votes = alert["result"]?.objectValue?["votes"]?.arrayValue ?? []
+                #expect(votes.count == 3, "\(alert)")
+                #expect(Set(votes.compactMap { $0.objectValue?["responder"]?.stringValue }).count == 3, "\(alert)")
+            }
         }
     }
 }
@@ -114,7 +187,9 @@ struct ClusterRulesTests {
             #expect(try made.json()["answered"] == .array([.string(waiting)]), "\(made)")
             // Every instance shows the answer and lists the rule at once, without waiting for a notification.
             for node in nodes {
-                let alert = try await node.request("GET", "/v1/alerts/\(waiting)", headers: Self.producer).json()
+                let read = { try await node.request("GET", "/v1/alerts/\(waiting)", headers: Self.producer).json() }
+                try await eventually("every instance shows the rule's answer") { try await read()["result"]?.objectValue != nil }
+                let alert = try await read()
                 #expect(alert["result"]?.objectValue?["responder"] == .string("rule:deploys"), "\(alert)")
                 let listed = try await node.request("GET", "/v1/rules", headers: Self.operator_).json()
                 let names = (listed["rules"]?.arrayValue ?? []).compactMap { $0.objectValue?["name"]?.stringValue }
