@@ -108,7 +108,7 @@ enum DashboardRenderer {
             } else {
                 ("answer the \(batch.alerts.count) marked with: " + batch.buttons.enumerated().map {
                     "[\($0.offset + 1) \($0.element.title)]"
-                }.joined(separator: " "), .bold)
+                }.joined(separator: " ") + batch.note, .bold)
             }
             canvas.text(text, row: row, column: 1, width: canvas.columns - 2, style: style)
             return

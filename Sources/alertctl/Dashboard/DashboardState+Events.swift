@@ -42,8 +42,9 @@ extension DashboardState {
         case .answerManyFailed(let ids, let error):
             answerManyFailed(ids, error)
         case .ruleMade(let rule):
-            notice = .success("rule \(rule.name) made: \(RulesCommand.matchText(rule.match)) \u{2192} \(rule.button); "
-                + "such alerts are answered as \(rule.responder) from now on")
+            // Short enough for 80 columns with a usual title: the rule's name must stay in view.
+            notice = .success("rule \(rule.name) made: \(RulesCommand.matchText(rule.match)) \u{2192} \(rule.button) "
+                + "from now on")
         case .ruleFailed(let name, let error):
             notice = .warning("answered, but the rule \(name) was not made: \(error)")
         }

@@ -19,6 +19,10 @@ extension DashboardState {
         if batch != nil { return handleInBatch(key) }
         guard var open else { return handleInList(key) }
         if open.proposal != nil || (key == .control("a") && mayMakeRules) { return handleAlways(key) }
+        if key == .control("a") {
+            notice = .warning("Ctrl-A (always answer like this) makes a rule, and only an admin token may make rules")
+            return []
+        }
         if key == .pageDown || key == .pageUp, let screen, !open.sending {
             // PgUp/PgDn scroll a message too long for the box, in a field or on the buttons.
             let layout = AlertBoxRenderer.messageLayout(for: open, columns: screen.columns, rows: screen.rows - 3,

@@ -9,6 +9,8 @@ struct BatchAnswer: Sendable, Equatable {
     var buttons: [RemoteButton]
     /// A destructive button chosen once: sent only after `y`.
     var confirming: RemoteButton?
+    /// Marked alerts left out because they became read-only, said after the buttons; empty when none was.
+    var note = ""
 }
 
 extension DashboardState {
@@ -31,9 +33,19 @@ extension DashboardState {
     }
 
     /// `a` on the list: offers the buttons the marked alerts have in common, to answer them all with one.
+    /// A marked alert that became read-only since (an escalation step named others) loses its mark and is never
+    /// answered; the prompt says so.
     mutating func offerBatchAnswer() {
+        let readOnly = markedAlerts.filter { !mayAnswer($0) }
+        for alert in readOnly { marked.remove(alert.id) }
+        let skipped = readOnly.isEmpty ? ""
+            : " (\(readOnly.count) read-only unmarked: \(readOnly.map(\.displayTitle).joined(separator: ", ")))"
         let alerts = markedAlerts
         guard !alerts.isEmpty else {
+            if !readOnly.isEmpty {
+                notice = .warning("no marked alert may be answered by you" + skipped)
+                return
+            }
             notice = .warning("no alert is marked: Space marks the selected alert, then a answers every marked one")
             return
         }
@@ -52,7 +64,7 @@ extension DashboardState {
             notice = .warning("the \(alerts.count) marked alerts have no button in common: answer them one by one")
             return
         }
-        batch = BatchAnswer(alerts: alerts, buttons: buttons)
+        batch = BatchAnswer(alerts: alerts, buttons: buttons, note: skipped)
     }
 
     /// A key while the batch prompt is up: 1…9 choose a button (a destructive one then asks for `y`), anything

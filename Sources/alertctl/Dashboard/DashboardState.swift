@@ -57,6 +57,9 @@ struct DashboardState: Sendable {
     /// Marked alerts whose batch answer is on its way, as they were listed: they may leave the list before the
     /// outcomes come back, and are then logged from here.
     var answering: [String: RemoteAlert] = [:]
+    /// Alerts removed and logged here (answered, or found resolved) that a list asked for before still holds: such a
+    /// list leaves them out, and once a list no longer holds one it is forgotten (lists arrive in order).
+    var settled: Set<String> = []
     /// Every alert listed so far with the presenter it was listed at (id, a NUL, presenter), so that only new ones
     /// and ones escalated to another presenter ring the bell; `nil` before the first list.
     private var seen: Set<String>?
@@ -119,6 +122,9 @@ struct DashboardState: Sendable {
     ///   the first list never does.
     mutating func replaceAlerts(with list: RemoteAlertList) -> Bool {
         let oldPosition = selectedPosition ?? 0
+        settled.formIntersection(list.alerts.map(\.id))
+        var list = list
+        list.alerts.removeAll { settled.contains($0.id) }
         var order: [String] = []
         var byPresenter: [String: [RemoteAlert]] = [:]
         for alert in list.alerts {
@@ -135,9 +141,10 @@ struct DashboardState: Sendable {
         return ids.contains { !seen.contains($0) }
     }
 
-    /// Removes one alert at once (answered here), before the list confirms it.
+    /// Removes one alert at once (answered here, or found resolved), before the list confirms it; see `settled`.
     mutating func removeAlert(_ id: String) {
         let position = selectedPosition ?? 0
+        settled.insert(id)
         alerts.removeAll { $0.id == id }
         marked.remove(id)
         keepSelection(near: position)
