@@ -175,6 +175,11 @@ final class CrashLedger: Sendable {
         state.withLock { $0.rules[name]?.deleting = true }
     }
 
+    /// Whether a delete of rule `name` was sent, by now.
+    func ruleDeleteSent(_ name: String) -> Bool {
+        state.withLock { $0.rules[name]?.deleting ?? false }
+    }
+
     /// Records an acknowledged delete of rule `name`.
     func ruleDeleted(_ name: String, source: String) {
         state.withLock { state in

@@ -125,8 +125,8 @@ final class CrashVerifier: Sendable {
 
     // MARK: rules
 
-    /// Every rule whose add was acknowledged is listed as the `201` showed it, unless a delete of it was sent;
-    /// every rule whose delete was acknowledged is not.
+    /// Every rule whose add was acknowledged is listed as the `201` showed it, unless a delete of it was sent (before
+    /// the kill, or since: the load goes on); every rule whose delete was acknowledged is not.
     private func checkRules(_ snapshot: CrashLedger.Snapshot, when: String) async throws {
         let response = try await server.send("GET", "/v1/rules", headers: Self.admin)
         guard response.status == 200, let listed = response.json["rules"]?.arrayValue else {
@@ -140,7 +140,7 @@ final class CrashVerifier: Sendable {
                     ledger.fail("\(when): rule \(name) is listed (\(rule.text)), yet \(deleted) deleted it")
                 }
             } else if !known.deleting {
-                if rules[name] != known.rule {
+                if rules[name] != known.rule, !ledger.ruleDeleteSent(name) {
                     ledger.fail("\(when): rule \(name) is listed as \(rules[name]?.text ?? "nothing"), yet "
                         + "\(known.source) showed \(known.rule.text)")
                 }
