@@ -69,21 +69,28 @@ enum ImageReader {
         }
         let rows = try prepare(connection, "SELECT idx, kind, sequence FROM events WHERE idx > ? ORDER BY idx")
         rows.bind(Int64(bitPattern: oldest), at: 1)
-        var events: [AlertEvent] = []
+        var named: [(index: UInt64, kind: AlertEvent.Kind, sequence: UInt64)] = []
         while try step(rows) {
-            let event = try decode { () throws(JournalDecodingError) -> AlertEvent in
-                guard let kind = AlertEvent.Kind(rawValue: rows.text(at: 1)) else {
-                    throw JournalDecodingError("an event has an unknown kind")
-                }
-                let sequence = UInt64(bitPattern: rows.int64(at: 2))
-                guard let alert = alert(sequence, in: boxes) ?? dropped[sequence] else {
-                    throw JournalDecodingError("an event names an alert the journal does not hold")
-                }
-                let index = UInt64(bitPattern: rows.int64(at: 0))
-                return AlertEvent(index: index, kind: kind, alert: EventSnapshot.alert(alert, at: kind, index: index))
+            guard let kind = AlertEvent.Kind(rawValue: rows.text(at: 1)) else {
+                throw .decoding(JournalDecodingError("an event has an unknown kind"))
             }
-            events.append(event)
+            named.append((UInt64(bitPattern: rows.int64(at: 0)), kind, UInt64(bitPattern: rows.int64(at: 2))))
         }
+        // Newest first, counting each alert's `voted` events after the one at hand: those votes came after it. Every
+        // event after one read is read too, so the count holds however much history was trimmed.
+        var events: [AlertEvent] = []
+        events.reserveCapacity(named.count)
+        var votedAfter: [UInt64: Int] = [:]
+        for event in named.reversed() {
+            guard let alert = alert(event.sequence, in: boxes) ?? dropped[event.sequence] else {
+                throw .decoding(JournalDecodingError("an event names an alert the journal does not hold"))
+            }
+            let later = alert.votes.isEmpty ? 0 : votedAfter[event.sequence, default: 0]
+            events.append(AlertEvent(index: event.index, kind: event.kind, alert: EventSnapshot.alert(
+                alert, at: event.kind, index: event.index, votedAfter: later)))
+            if event.kind == .voted { votedAfter[event.sequence] = later + 1 }
+        }
+        events.reverse()
         return events
     }
 

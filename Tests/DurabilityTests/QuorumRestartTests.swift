@@ -52,6 +52,12 @@ struct QuorumRestartTests {
         #expect(result.json["result"]?["votes"]?.arrayValue?.count == 2, "\(result)")
         #expect(result.json["result"]?["responder"]?.stringValue == "ben")
         #expect(result.json["votes"]?.arrayValue?.count == 2, "the alert's votes include the deciding one")
+        // The history shows each event's alert as it was then, as before the restarts: no later vote, no later Result.
+        let history = try await third.send("GET", "/v1/events?since=0&wait=0",
+                                           headers: Self.auth("ana-token-0123456789abcd"))
+        let snapshots = history.json.arrayValue ?? []
+        #expect(snapshots.map { $0["alert"]?["votes"]?.arrayValue?.count } == [0, 1, 2], "\(history)")
+        #expect(snapshots.map { $0["alert"]?["state"]?.stringValue } == ["pending", "pending", "resolved"], "\(history)")
         await third.stop()
     }
 }

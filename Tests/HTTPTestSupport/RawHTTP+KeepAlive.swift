@@ -17,8 +17,11 @@ extension RawHTTP {
     }
 
     /// A request without `Connection: close`.
-    public static func persistentRequest(_ method: String, _ target: String, body: [UInt8]? = nil) -> [UInt8] {
+    public static func persistentRequest(
+        _ method: String, _ target: String, headers: [(String, String)] = [], body: [UInt8]? = nil
+    ) -> [UInt8] {
         var head = "\(method) \(target) HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+        for (name, value) in headers { head += "\(name): \(value)\r\n" }
         if let body { head += "Content-Length: \(body.count)\r\n" }
         return Array((head + "\r\n").utf8) + (body ?? [])
     }

@@ -2,9 +2,19 @@ import JSON
 import Locking
 
 /// What the crash test's clients were told: every entry comes from a response received whole, or an event read
-/// off the stream, so alertd must keep it unchanged across every crash. Checks that need only the ledger (a result
-/// or an event that changed between two sightings) fail as entries arrive.
+/// off the stream, so alertd must keep it unchanged across every crash. Checks that need only the ledger (a result,
+/// an event or a quorum alert's votes that changed between two sightings) fail as entries arrive.
 final class CrashLedger: Sendable {
+    /// Which clients an acknowledged alert is for.
+    enum Pool: Sendable {
+        /// Responders answer or dismiss it, waiters long-poll it.
+        case answers
+        /// A quorum alert: voters vote on it (or its producer dismisses it).
+        case votes
+        /// Nobody: a rule answers it (or is about to).
+        case none
+    }
+
     /// An acknowledged create.
     struct Creation: Sendable {
         let id: String
@@ -32,6 +42,30 @@ final class CrashLedger: Sendable {
         let source: String
     }
 
+    /// The most votes seen on a quorum alert (every reply, Result and event shows a beginning of the same list).
+    struct Votes: Sendable {
+        let votes: [JSONValue]
+        let source: String
+    }
+
+    /// An acknowledged rule: its `201`, and its delete once sent and once acknowledged.
+    struct Rule: Sendable {
+        /// The rule the `201` carried, without `answered`.
+        let rule: JSONValue
+        let source: String
+        /// Why it may or may not be there: a delete was sent, and no answer to it has come back yet.
+        var deleting = false
+        /// What acknowledged its delete (`200`, or `404` to a retry of a delete cut off).
+        var deleted: String?
+    }
+
+    /// An alert a rule answered: at its create, or when the rule was made.
+    struct RuleAnswer: Sendable {
+        let id: String
+        let rule: String
+        let source: String
+    }
+
     /// What the ledger held at one moment (for a check after a restart).
     struct Snapshot: Sendable {
         var creations: [Creation]
@@ -40,6 +74,11 @@ final class CrashLedger: Sendable {
         var resolvedOrder: [String]
         var events: [UInt64: SeenEvent]
         var highestEvent: UInt64
+        var votes: [String: Votes]
+        /// The ids in `votes`, once each time their votes grew.
+        var votedOrder: [String]
+        var rules: [String: Rule]
+        var ruleAnswers: [RuleAnswer]
     }
 
     private struct State {
@@ -48,30 +87,42 @@ final class CrashLedger: Sendable {
         var positions: [String: Int] = [:]
         /// Created, no Result seen yet: what responders and waiters choose from.
         var open: [String] = []
+        /// Quorum alerts created, no Result seen yet: what voters choose from.
+        var ballots: [String] = []
         var outcomes: [String: Outcome] = [:]
         var resolvedOrder: [String] = []
         var events: [UInt64: SeenEvent] = [:]
         var highestEvent: UInt64 = 0
+        var votes: [String: Votes] = [:]
+        var votedOrder: [String] = []
+        var rules: [String: Rule] = [:]
+        var ruleAnswers: [RuleAnswer] = []
         var failures: [String] = []
         var counts: [String: Int] = [:]
     }
 
     private let state = Lock(State())
 
-    /// Records an acknowledged create.
-    func created(_ creation: Creation) {
+    /// Records an acknowledged create, for the clients of `pool`.
+    func created(_ creation: Creation, for pool: Pool = .answers) {
         state.withLock { state in
             guard state.positions[creation.id] == nil else { return }
             state.positions[creation.id] = state.creations.count
             state.creations.append(creation)
-            if state.outcomes[creation.id] == nil { state.open.append(creation.id) }
+            if state.outcomes[creation.id] == nil {
+                switch pool {
+                case .answers: state.open.append(creation.id)
+                case .votes: state.ballots.append(creation.id)
+                case .none: break
+                }
+            }
             state.counts["created", default: 0] += 1
             if creation.key != nil { state.counts["created with a key", default: 0] += 1 }
         }
     }
 
     /// Records a Result seen for `id`; a Result different from one seen before is a failure (an alert resolves
-    /// exactly once, and what was shown must stay).
+    /// exactly once, and what was shown must stay). Its votes count as seen too.
     func resolved(_ id: String, _ result: JSONValue, source: String) {
         state.withLock { state in
             if let known = state.outcomes[id] {
@@ -84,6 +135,64 @@ final class CrashLedger: Sendable {
             state.outcomes[id] = Outcome(result: result, source: source)
             state.resolvedOrder.append(id)
             state.counts[(result["resolution"]?.stringValue ?? "?"), default: 0] += 1
+        }
+        if let votes = result["votes"]?.arrayValue, !votes.isEmpty { voted(id, votes, source: source) }
+    }
+
+    /// Records the votes a reply, a Result or an event showed on alert `id`: they must begin with the votes seen
+    /// before, or be a beginning of them (votes are only ever added, each once); anything else is a failure.
+    func voted(_ id: String, _ votes: [JSONValue], source: String) {
+        state.withLock { state in
+            guard let known = state.votes[id] else {
+                state.votes[id] = Votes(votes: votes, source: source)
+                state.votedOrder.append(id)
+                return
+            }
+            let shorter = min(known.votes.count, votes.count)
+            guard known.votes.prefix(shorter) == votes.prefix(shorter) else {
+                state.failures.append("alert \(id): its votes changed: \(known.source) showed "
+                    + "\(JSONValue.array(known.votes).text), \(source) shows \(JSONValue.array(votes).text)")
+                return
+            }
+            if votes.count > known.votes.count {
+                state.votes[id] = Votes(votes: votes, source: source)
+                state.votedOrder.append(id)
+            }
+        }
+    }
+
+    /// Records an acknowledged rule add (the `201`'s rule, without `answered`).
+    func ruleAdded(_ name: String, _ rule: JSONValue, source: String) {
+        state.withLock { state in
+            state.rules[name] = Rule(rule: rule, source: source)
+            state.counts["rules added", default: 0] += 1
+        }
+    }
+
+    /// Records that a delete of rule `name` is about to be sent: until it is acknowledged the rule may be there
+    /// or not.
+    func ruleDeleting(_ name: String) {
+        state.withLock { $0.rules[name]?.deleting = true }
+    }
+
+    /// Whether a delete of rule `name` was sent, by now.
+    func ruleDeleteSent(_ name: String) -> Bool {
+        state.withLock { $0.rules[name]?.deleting ?? false }
+    }
+
+    /// Records an acknowledged delete of rule `name`.
+    func ruleDeleted(_ name: String, source: String) {
+        state.withLock { state in
+            state.rules[name]?.deleted = source
+            state.counts["rules deleted", default: 0] += 1
+        }
+    }
+
+    /// Records that rule `rule` answered alert `id` (its Result names `rule:<rule>` as the responder).
+    func ruleAnswered(_ id: String, by rule: String, source: String) {
+        state.withLock { state in
+            state.ruleAnswers.append(RuleAnswer(id: id, rule: rule, source: source))
+            state.counts["rule answers", default: 0] += 1
         }
     }
 
@@ -106,6 +215,9 @@ final class CrashLedger: Sendable {
             // Events carry secure values as null, as lists do; the alerts here have no secure field.
             resolved(alertID, result, source: "event \(id) (\(source))")
         }
+        if type == "voted", let alertID = alert["id"]?.stringValue, let votes = alert["votes"]?.arrayValue {
+            voted(alertID, votes, source: "event \(id) (\(source))")
+        }
     }
 
     /// Records a failed check.
@@ -127,9 +239,24 @@ final class CrashLedger: Sendable {
         }
     }
 
+    /// An acknowledged quorum alert with no Result seen yet, from the most recent few, and the votes seen on it;
+    /// or nil.
+    func ballot() -> (creation: Creation, votes: [JSONValue])? {
+        state.withLock { state in
+            state.ballots.removeAll { state.outcomes[$0] != nil }
+            guard let id = state.ballots.suffix(24).randomElement(), let position = state.positions[id] else {
+                return nil
+            }
+            return (state.creations[position], state.votes[id]?.votes ?? [])
+        }
+    }
+
     /// Takes an alert out of what clients choose from (its check failed: more requests would only repeat it).
     func abandon(_ id: String) {
-        state.withLock { $0.open.removeAll { $0 == id } }
+        state.withLock { state in
+            state.open.removeAll { $0 == id }
+            state.ballots.removeAll { $0 == id }
+        }
     }
 
     /// How many creates were acknowledged.
@@ -139,7 +266,8 @@ final class CrashLedger: Sendable {
     func snapshot() -> Snapshot {
         state.withLock {
             Snapshot(creations: $0.creations, outcomes: $0.outcomes, resolvedOrder: $0.resolvedOrder, events: $0.events,
-                     highestEvent: $0.highestEvent)
+                     highestEvent: $0.highestEvent, votes: $0.votes, votedOrder: $0.votedOrder, rules: $0.rules,
+                     ruleAnswers: $0.ruleAnswers)
         }
     }
 

@@ -26,22 +26,24 @@ struct CrashRound {
     static func run(number: Int, kills: Int) async throws -> Outcome {
         let scratch = try ScratchDirectory()
         defer { scratch.remove() }
-        // Nothing dropped by retention or the event history during the round: every entry stays checkable.
+        // Nothing dropped by retention or the event history during the round: every entry stays checkable. With
+        // tokens: votes count only from distinct responders, and rules are for admins.
         let server = AlertdProcess(dataDirectory: scratch.appending("data"), arguments: [
             "--access-log", "off", "--max-resolved", "10000000", "--event-history", "1000000",
-        ])
+        ], environment: CrashWorkload.Tokens.environment)
         try await server.start()
         let ledger = CrashLedger()
         let started = ContinuousClock.now
         let life: @Sendable () -> String = { "round \(number), life \(server.starts)" }
         let followers = (1...2).map { follower in
-            EventFollower(name: "follower \(follower)", from: 0, port: { server.port }, deliver: { event, stream in
+            EventFollower(name: "follower \(follower)", from: 0, token: CrashWorkload.Tokens.watcher,
+                          port: { server.port }, deliver: { event, stream in
                 ledger.event(event.id, type: event.type, alert: event.alert,
                              source: "follower \(follower) on its stream \(stream) (\(life()))")
             }, trouble: { ledger.fail("\(life()): \($0)") })
         }
         let workload = CrashWorkload(server: server, ledger: ledger)
-        let load = Task { await workload.run(producers: 3, responders: 2, waiters: 1) }
+        let load = Task { await workload.run(producers: 3, responders: 2, voters: 2, waiters: 1) }
         let verifier = CrashVerifier(server: server, ledger: ledger)
 
         var outcome = Outcome()
@@ -71,7 +73,9 @@ struct CrashRound {
 
         // The followers catch up with the last process; then every entry is checked once more.
         if ledger.failures.isEmpty {
-            let index = try await server.send("GET", "/v1/alerts?limit=1").json["index"]?.int64Value ?? 0
+            let index = try await server.send("GET", "/v1/alerts?limit=1", headers: [
+                CrashWorkload.Tokens.bearer(CrashWorkload.Tokens.watcher),
+            ]).json["index"]?.int64Value ?? 0
             do {
                 try await eventually("the followers to read through event \(index)", within: 20) {
                     followers.allSatisfy { $0.lastID >= UInt64(index) }
@@ -103,11 +107,17 @@ extension CrashRound.Outcome: CustomStringConvertible {
         created again after a lost response), \(counts["answered"] ?? 0) answers, \
         \(counts["dismissed"] ?? 0) dismissals, \(counts["expired"] ?? 0) expiries seen, \
         \(counts["409s naming the winner"] ?? 0) 409s naming the winner, \(counts["long-polls woken"] ?? 0) \
-        long-polls woken, \(counts["events"] ?? 0) events; verified: \(counts["alert reads verified"] ?? 0) \
-        alert reads, \(counts["events verified"] ?? 0) events read again, \
+        long-polls woken, \(counts["events"] ?? 0) events, \(counts["votes acknowledged"] ?? 0) votes \
+        (\(counts["quorums reached"] ?? 0) quorums reached, \(counts["vetoes"] ?? 0) vetoes, \
+        \(counts["409s already voted"] ?? 0) 409s already voted), \(counts["rules added"] ?? 0) rules added and \
+        \(counts["rules deleted"] ?? 0) deleted, \(counts["rule answers"] ?? 0) alerts answered by a rule; \
+        verified: \(counts["alert reads verified"] ?? 0) alert reads, \(counts["votes verified"] ?? 0) votes, \
+        \(counts["rules verified"] ?? 0) rules, \(counts["events verified"] ?? 0) events read again, \
         \(counts["idempotent replays verified"] ?? 0) idempotent replays; cut off by a kill (unacknowledged): \
         \(counts["creates cut off"] ?? 0) creates, \(counts["answers cut off"] ?? 0) answers, \
-        \(counts["dismissals cut off"] ?? 0) dismissals, \(counts["long-polls cut off"] ?? 0) long-polls; \
+        \(counts["votes cut off"] ?? 0) votes, \(counts["dismissals cut off"] ?? 0) dismissals, \
+        \(counts["long-polls cut off"] ?? 0) long-polls, \(counts["rule adds cut off"] ?? 0) rule adds, \
+        \(counts["rule deletes cut off"] ?? 0) rule deletes; \
         followers reconnected \(reconnects) times; restarts (exec to /healthz) \(restarts), checks \(checks)
         """
     }

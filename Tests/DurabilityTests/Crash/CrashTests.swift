@@ -2,9 +2,10 @@ import Foundation
 import HTTPTestSupport
 import Testing
 
-/// Concurrent producers, responders, waiters and event-stream followers against alertd with a data dir, SIGKILLed at
-/// random moments and started again on the same data dir and port. After each restart, everything alertd had
-/// acknowledged is still there and unchanged (`CrashVerifier`).
+/// Concurrent producers, responders, voters, waiters, an admin of rules and event-stream followers against alertd
+/// with a data dir and tokens, SIGKILLed at random moments and started again on the same data dir and port. After
+/// each restart, everything alertd had acknowledged is still there and unchanged (`CrashVerifier`): alerts, Results,
+/// votes, rules and their deletes, the rules' answers, events and idempotency keys.
 ///
 /// `ALERTD_CRASH_KILLS` sets the number of kills (20 by default; `make crash N=500`), in rounds of at most 50 kills,
 /// each on a fresh data dir (`CrashRound`).
@@ -16,7 +17,7 @@ struct CrashTests {
     /// kills took 242 s).
     static let minutes = Int((Double(3 + kills / 15) * TestTime.scale).rounded(.up))
 
-    @Test("creates, answers, dismissals, expiries, events and idempotency keys survive SIGKILL",
+    @Test("creates, answers, votes, dismissals, expiries, rules, events and idempotency keys survive SIGKILL",
           .timeLimit(.minutes(CrashTests.minutes)))
     func killAndRestart() async throws {
         var left = Self.kills
@@ -42,6 +43,9 @@ struct CrashTests {
             let counts = outcome.counts
             #expect((counts["expired"] ?? 0) > 0 && (counts["answered"] ?? 0) > 0 && (counts["dismissed"] ?? 0) > 0,
                     "round \(round): the load made no expiry, answer or dismissal: \(counts)")
+            #expect((counts["quorums reached"] ?? 0) > 0 && (counts["rules deleted"] ?? 0) > 0
+                        && (counts["rule answers"] ?? 0) > 0,
+                    "round \(round): the load reached no quorum, deleted no rule or had no alert answered by one: \(counts)")
         }
         if round > 1 {
             print("CrashTests: \(totals.kills) kills in \(round) rounds, \(totals.seconds) s, "

@@ -26,6 +26,7 @@ final class EventFollower: Sendable {
     }
 
     let name: String
+    private let token: String?
     private let port: @Sendable () -> Int
     private let deliver: @Sendable (Event, _ connection: Int) -> Void
     private let trouble: @Sendable (String) -> Void
@@ -35,12 +36,14 @@ final class EventFollower: Sendable {
     /// - Parameters:
     ///   - name: for messages.
     ///   - cursor: the first `Last-Event-ID` (0: from the first event).
+    ///   - token: the bearer token it follows with, if alertd has tokens.
     ///   - port: the port to connect to, asked at each connection (it may change across restarts).
     ///   - deliver: gets each event and the number of the stream (1, 2, …) that read it.
     ///   - trouble: gets what went wrong: a refused cursor, an id out of sequence, a stream that is not SSE.
-    init(name: String, from cursor: UInt64, port: @escaping @Sendable () -> Int,
+    init(name: String, from cursor: UInt64, token: String? = nil, port: @escaping @Sendable () -> Int,
          deliver: @escaping @Sendable (Event, Int) -> Void, trouble: @escaping @Sendable (String) -> Void) {
         self.name = name
+        self.token = token
         self.port = port
         self.deliver = deliver
         self.trouble = trouble
@@ -83,7 +86,7 @@ final class EventFollower: Sendable {
         guard let fd = try? RawHTTP.connect(port: port(), timeout: 0.2) else { return false }
         defer { close(fd) }
         let request = "GET /v1/events HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n"
-            + "Last-Event-ID: \(cursor)\r\n\r\n"
+            + (token.map { "Authorization: Bearer \($0)\r\n" } ?? "") + "Last-Event-ID: \(cursor)\r\n\r\n"
         let bytes = Array(request.utf8)
         guard bytes.withUnsafeBytes({ send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }) == bytes.count else {
             return false
