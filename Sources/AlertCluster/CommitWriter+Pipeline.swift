@@ -50,6 +50,12 @@ extension CommitWriter {
         var made: [AlertEvent] = []
         var completions: [@Sendable () -> Void] = []
         for command in batch {
+            if command.readsFirst {
+                // A rule change, a vote, a quorum alert's dismissal or expiry reads what the database holds before it
+                // decides (an absorbed one too): the batch goes step by step.
+                try connection.execute("ROLLBACK")
+                return nil
+            }
             switch command {
             case .catchUp(let done):
                 completions.append(done)
@@ -75,7 +81,6 @@ extension CommitWriter {
                 }
                 completions.append { [alert] in done(.success(.created(alert, replayed: false))) }
             case .rule, .change(.vote, _):
-                // A rule change or a vote reads what the database holds before it decides: step by step.
                 try connection.execute("ROLLBACK")
                 return nil
             case .change(.resolve(let alert), let done):

@@ -327,7 +327,9 @@ final class CommitWriter: @unchecked Sendable {
                     head += 1
                     made.append(AlertEvent(index: head, kind: .created, alert: alert))
                     if let answered = AlertStore.answered(alert, byOldestOf: rules, at: .now) {
-                        _ = try resolve(answered.alert, now: now, on: connection)
+                        guard case .success = try resolve(answered.alert, now: now, on: connection) else {
+                            throw PGError("an alert inserted in this transaction did not take its rule's answer")
+                        }
                         head += 1
                         made.append(AlertEvent(index: head, kind: .answered, alert: answered.alert))
                         outcome = .success(.created(answered.alert, replayed: false))
@@ -341,7 +343,18 @@ final class CommitWriter: @unchecked Sendable {
                 let outcome = try commitRule(change, rules: &rules, head: &head, made: &made, now: now, on: connection)
                 if case .success = outcome { rulesChanged = true }
                 completions.append { done(outcome) }
-            case .change(.resolve(let alert), let done):
+            case .change(.resolve(var alert), let done):
+                if alert.policy.quorum > 1 {
+                    // A dismissal or expiry keeps the votes so far: the ones the database holds, some of them cast
+                    // on other instances that this one's view may not show yet.
+                    let row = try connection.execute("SELECT alert FROM alertd_alerts WHERE id = $1 AND state = 'pending'",
+                                                     [alert.id.rawValue]).first
+                    if let text = row?[0] {
+                        let votes = try Alert.decoding(text).votes
+                        alert.votes = votes
+                        alert.result?.votes = votes
+                    }
+                }
                 let outcome = try resolve(alert, now: now, on: connection)
                 if case .success = outcome, let resolution = alert.result?.resolution {
                     head += 1
@@ -429,6 +442,7 @@ final class CommitWriter: @unchecked Sendable {
                 "INSERT INTO alertd_rules (name, rule) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING RETURNING name",
                 [rule.name, rule.storedText]).isEmpty else { return .failure(.ruleExists(rule.name)) }
             rules.append(rule)
+            rules.sort { ($0.createdAt, $0.name) < ($1.createdAt, $1.name) }  // as `AnswerRule.reading` orders them
             var answered: [AlertID] = []
             let date = Date()
             for row in try connection.execute(
@@ -563,6 +577,7 @@ extension CommitWriter.Command {
     var readsFirst: Bool {
         switch self {
         case .rule, .change(.vote, _): true
+        case .change(.resolve(let alert), _): alert.policy.quorum > 1
         default: false
         }
     }

@@ -34,11 +34,11 @@ extension AlertStore {
         }
     }
 
-    /// `write(.answer)` and `write(.dismiss)`: `decided` when this store decides, else `proposed` makes the
-    /// resolution it proposes. An id this cache does not know yet (created on another instance a moment ago) is
+    /// `write(.answer)` (`answering`: on a quorum alert a vote) and `write(.dismiss)`: `decided` when this store
+    /// decides, else `proposed` makes the resolution it proposes. An id this cache does not know yet (created on another instance a moment ago) is
     /// looked for again after catching up.
     nonisolated func writeResolution(
-        _ id: AlertID, caughtUp: Bool = false, then: @escaping Completion<Written>,
+        _ id: AlertID, caughtUp: Bool = false, answering: Bool, then: @escaping Completion<Written>,
         decided: @escaping @Sendable (isolated AlertStore) throws(AlertStoreError) -> Alert,
         proposed: @escaping @Sendable (isolated AlertStore) throws(AlertStoreError) -> Alert
     ) {
@@ -50,13 +50,14 @@ extension AlertStore {
             switch outcome {
             case .failure(let error) where error.kind == .notFound && !caughtUp:
                 authority.catchUp {
-                    self.writeResolution(id, caughtUp: true, then: then, decided: decided, proposed: proposed)
+                    self.writeResolution(id, caughtUp: true, answering: answering, then: then, decided: decided,
+                                         proposed: proposed)
                 }
             case .failure(let error):
                 then(.failure(error))
             case .success(let alert):
                 // A quorum alert's answer is a vote, cast by the authority on the alert as the database holds it.
-                let change: ProposedChange = alert.policy.quorum > 1 ? .vote(alert) : .resolve(alert)
+                let change: ProposedChange = answering && alert.policy.quorum > 1 ? .vote(alert) : .resolve(alert)
                 authority.commit(change) { committed in then(committed.map { ($0.alert, false) }) }
             }
         }

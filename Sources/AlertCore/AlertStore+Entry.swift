@@ -59,13 +59,13 @@ extension AlertStore {
         case .create(let prepared, let owner, let idempotencyKey):
             writeCreate(prepared, owner: owner, idempotencyKey: idempotencyKey, then: then)
         case .answer(let id, let answer, let responder):
-            writeResolution(id, then: then, decided: { store throws(AlertStoreError) in
+            writeResolution(id, answering: true, then: then, decided: { store throws(AlertStoreError) in
                 try store.respond(id, with: answer, by: responder)
             }, proposed: { store throws(AlertStoreError) in
                 try store.voted(id, with: answer, by: responder)
             })
         case .dismiss(let id, let responder):
-            writeResolution(id, then: then, decided: { store throws(AlertStoreError) in
+            writeResolution(id, answering: false, then: then, decided: { store throws(AlertStoreError) in
                 _ = try store.dismiss(id, by: responder)
                 return try store.alert(id)
             }, proposed: { store throws(AlertStoreError) in

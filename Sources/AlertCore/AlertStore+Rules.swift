@@ -24,7 +24,7 @@ extension AlertStore {
     /// - Parameters:
     ///   - change: What to change.
     ///   - then: The rule and the alerts answered; or `ruleExists` for a name taken, `notFound` for a name unknown,
-    ///     `invalid` for a bad rule or a cluster, `unavailable` when the journal failed.
+    ///     `invalid` for a bad rule or too many, `unavailable` when the journal (or the cluster's database) failed.
     public nonisolated func writeRule(_ change: RuleChange, then: @escaping Completion<RuleWritten>) {
         if let authority {
             if case .add(let rule) = change {

@@ -114,6 +114,17 @@ struct ClusterPolicyTests {
             let veto = try await Self.vote(c, vetoedID, "voter-03", button: 0)
             #expect(veto.status == 200, "\(veto)")
             #expect(try veto.json()["ok"] == .bool(false), "\(veto)")
+
+            // A dismissal on C right after a vote on B keeps that vote, whether or not C had seen it.
+            let dismissed = try await a.request("POST", "/v1/alerts", json: body, headers: producer)
+            let dismissedID = try dismissed.json().string("id")
+            #expect(try await Self.vote(b, dismissedID, "voter-04", button: 1).status == 202)
+            let withdrawn = try await c.request("DELETE", "/v1/alerts/\(dismissedID)", headers: producer)
+            #expect(withdrawn.status == 200, "\(withdrawn)")
+            let kept = (try withdrawn.json()["votes"]?.arrayValue ?? []).compactMap {
+                $0.objectValue?["responder"]?.stringValue
+            }
+            #expect(kept == ["voter-04"], "\(withdrawn)")
         }
     }
 
