@@ -347,12 +347,9 @@ final class CommitWriter: @unchecked Sendable {
                 if alert.policy.quorum > 1 {
                     // A dismissal or expiry keeps the votes so far: the ones the database holds, some of them cast
                     // on other instances that this one's view may not show yet.
-                    let row = try connection.execute("SELECT alert FROM alertd_alerts WHERE id = $1 AND state = 'pending'",
-                                                     [alert.id.rawValue]).first
-                    if let text = row?[0] {
-                        let votes = try Alert.decoding(text).votes
-                        alert.votes = votes
-                        alert.result?.votes = votes
+                    if let stored = try storedAlert(alert.id, on: connection), stored.result == nil {
+                        alert.votes = stored.votes
+                        alert.result?.votes = stored.votes
                     }
                 }
                 let outcome = try resolve(alert, now: now, on: connection)
@@ -382,17 +379,20 @@ final class CommitWriter: @unchecked Sendable {
         return Committed(before: before, made: made, completions: completions)
     }
 
+    /// The alert as the database holds it, or nil when it has no row.
+    private func storedAlert(_ id: AlertID, on connection: PGConnection) throws(PGError) -> Alert? {
+        guard let text = try connection.execute("SELECT alert FROM alertd_alerts WHERE id = $1", [id.rawValue])
+            .first?[0] else { return nil }
+        return try Alert.decoding(text)
+    }
+
     /// Casts the vote a store proposed (`proposed.votes.last`) on the alert as the database holds it: stored with one
     /// more vote (a `voted` event), or resolved by it; `alreadyResolved` naming the winner, or `alreadyVoted`.
     private func cast(
         _ proposed: Alert, now: Int64, head: inout UInt64, made: inout [AlertEvent], on connection: PGConnection
     ) throws(PGError) -> Result<CommittedChange, AlertStoreError> {
         guard let vote = proposed.votes.last else { throw PGError("a vote without a vote") }
-        guard let text = try connection.execute("SELECT alert FROM alertd_alerts WHERE id = $1",
-                                                [proposed.id.rawValue]).first?[0] else {
-            return .failure(.notFound(proposed.id))
-        }
-        let stored = try Alert.decoding(text)
+        guard let stored = try storedAlert(proposed.id, on: connection) else { return .failure(.notFound(proposed.id)) }
         if let winner = stored.result { return .failure(.alreadyResolved(winner, id: stored.id)) }
         let alert: Alert
         do {
@@ -499,9 +499,8 @@ final class CommitWriter: @unchecked Sendable {
             if alert.delivery != nil { try connection.execute(Self.delivering(alert.id)) }
             return .success(.resolved(alert))
         }
-        let rows = try connection.execute("SELECT alert FROM alertd_alerts WHERE id = $1", [alert.id.rawValue])
-        guard let text = rows.first?[0] else { return .failure(.notFound(alert.id)) }
-        guard let winner = try Alert.decoding(text).result else {
+        guard let stored = try storedAlert(alert.id, on: connection) else { return .failure(.notFound(alert.id)) }
+        guard let winner = stored.result else {
             return .failure(AlertStoreError(kind: .invalid, message: "alert \(alert.id) is not due to expire yet"))
         }
         return .failure(.alreadyResolved(winner, id: alert.id))

@@ -13,6 +13,22 @@ struct DashboardLoop: Sendable {
     var hyperlinks = false
 
     /// Runs until the user quits; returns an error message when the terminal could not be used.
+    /// Answers one alert and emits how it went (`answered` or `answerFailed`); true when it was answered.
+    @discardableResult
+    private static func answer(
+        _ id: String, buttonIndex: Int, values: [String]?, with client: AlertClient,
+        emit input: AsyncStream<DashboardEvent>.Continuation
+    ) async -> Bool {
+        do throws(AlertClientError) {
+            let result = try await client.answer(id, buttonIndex: buttonIndex, values: values)
+            input.yield(.answered(alertID: id, result: result))
+            return true
+        } catch {
+            input.yield(.answerFailed(alertID: id, error: error))
+            return false
+        }
+    }
+
     func run() async -> String? {
         let (events, input) = AsyncStream<DashboardEvent>.makeStream()
         let signals = SignalWatcher { _ in input.yield(.interrupted) }
@@ -57,12 +73,7 @@ struct DashboardLoop: Sendable {
                     watcher = watch(presenter, limit: state.listLimit, emit: { input.yield($0) })
                 case .answer(let id, let buttonIndex, let values):
                     Task { [client] in
-                        do throws(AlertClientError) {
-                            let result = try await client.answer(id, buttonIndex: buttonIndex, values: values)
-                            input.yield(.answered(alertID: id, result: result))
-                        } catch {
-                            input.yield(.answerFailed(alertID: id, error: error))
-                        }
+                        await Self.answer(id, buttonIndex: buttonIndex, values: values, with: client, emit: input)
                     }
                 case .answerMany(let ids, let button):
                     Task { [client] in
@@ -75,13 +86,8 @@ struct DashboardLoop: Sendable {
                     }
                 case .answerAndMakeRule(let id, let buttonIndex, let values, let rule):
                     Task { [client] in
-                        do throws(AlertClientError) {
-                            let result = try await client.answer(id, buttonIndex: buttonIndex, values: values)
-                            input.yield(.answered(alertID: id, result: result))
-                        } catch {
-                            input.yield(.answerFailed(alertID: id, error: error))
-                            return
-                        }
+                        guard await Self.answer(id, buttonIndex: buttonIndex, values: values, with: client,
+                                                emit: input) else { return }
                         do throws(AlertClientError) {
                             input.yield(.ruleMade(try await client.createRule(rule)))
                         } catch {

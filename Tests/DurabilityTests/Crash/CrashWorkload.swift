@@ -173,16 +173,22 @@ final class CrashWorkload: Sendable {
                                                 lost: answering ? "answers cut off" : "dismissals cut off") else {
                 continue
             }
-            switch response.status {
-            case 200:
-                ledger.resolved(alert.id, response.json, source: "200 to \(what)")
-            case 409 where response.json["result"] != nil:
-                ledger.count("409s naming the winner")
-                ledger.resolved(alert.id, response.json["result"]!, source: "409 to \(what)")
-            default:
-                ledger.fail("\(what): alert acknowledged by \(alert.source) answered \(response)")
-                ledger.abandon(alert.id)
-            }
+            record(response, resolving: alert, what: what, kind: "alert")
+        }
+    }
+
+    /// Records the reply to an answer or a dismissal: a 200's Result, or the winner a 409 names; anything else fails
+    /// the run (`kind` names the alert in the message).
+    private func record(_ response: WireResponse, resolving alert: CrashLedger.Creation, what: String, kind: String) {
+        switch response.status {
+        case 200:
+            ledger.resolved(alert.id, response.json, source: "200 to \(what)")
+        case 409 where response.json["result"] != nil:
+            ledger.count("409s naming the winner")
+            ledger.resolved(alert.id, response.json["result"]!, source: "409 to \(what)")
+        default:
+            ledger.fail("\(what): \(kind) acknowledged by \(alert.source) answered \(response)")
+            ledger.abandon(alert.id)
         }
     }
 
@@ -264,16 +270,7 @@ final class CrashWorkload: Sendable {
                                             lost: "dismissals cut off") else {
             return
         }
-        switch response.status {
-        case 200:
-            ledger.resolved(alert.id, response.json, source: "200 to \(what)")
-        case 409 where response.json["result"] != nil:
-            ledger.count("409s naming the winner")
-            ledger.resolved(alert.id, response.json["result"]!, source: "409 to \(what)")
-        default:
-            ledger.fail("\(what): quorum alert acknowledged by \(alert.source) answered \(response)")
-            ledger.abandon(alert.id)
-        }
+        record(response, resolving: alert, what: what, kind: "quorum alert")
     }
 
     // MARK: rules
