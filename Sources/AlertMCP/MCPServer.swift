@@ -52,6 +52,8 @@ public final class MCPServer: Sendable {
     private let backend: any AlertBackend
     /// The calls in flight by request id, so that `notifications/cancelled` can cancel them.
     private let inFlight = Lock<[JSONRPC.ID: Task<[UInt8]?, Never>]>([:])
+    /// The calls in flight that the client cancelled by `notifications/cancelled`: these get no reply.
+    private let cancelledByClient = Lock<Set<JSONRPC.ID>>([])
     /// The version agreed in `initialize`, for the log.
     private let negotiated = Lock<String?>(nil)
 
@@ -63,7 +65,9 @@ public final class MCPServer: Sendable {
     /// The version the last `initialize` agreed, if any.
     public var negotiatedVersion: String? { negotiated.withLock { $0 } }
 
-    /// Cancels every call in flight, as `notifications/cancelled` would each (a transport that is closing).
+    /// Cancels every call in flight (a transport that is closing). Unlike `notifications/cancelled`, each still
+    /// replies: a call that was done anyway (a refused argument) with its answer, a waiting one saying it was
+    /// cancelled. A client that closed its input may still be reading the output.
     public func cancelAll() {
         for task in inFlight.withLock({ Array($0.values) }) { task.cancel() }
     }
@@ -102,10 +106,13 @@ public final class MCPServer: Sendable {
         }
         let task = Task { () -> [UInt8]? in
             let reply = await start(message, backend: backend, emit: emit).carriedOut()
-            return Task.isCancelled ? nil : reply
+            return self.cancelledByClient.withLock { $0.contains(id) } ? nil : reply
         }
         inFlight.withLock { $0[id] = task }
-        defer { _ = inFlight.withLock { $0.removeValue(forKey: id) } }
+        defer {
+            _ = inFlight.withLock { $0.removeValue(forKey: id) }
+            _ = cancelledByClient.withLock { $0.remove(id) }
+        }
         return await withTaskCancellationHandler { await task.value } onCancel: { task.cancel() }
     }
 
@@ -138,7 +145,9 @@ public final class MCPServer: Sendable {
         case "notifications/cancelled":
             guard let requestID = params["requestId"].flatMap(JSONRPC.ID.init) else { return }
             let task = inFlight.withLock { $0[requestID] }
-            task?.cancel()
+            guard let task else { return }
+            cancelledByClient.withLock { _ = $0.insert(requestID) }
+            task.cancel()
         default:
             // notifications/initialized and anything unknown need nothing.
             break

@@ -61,6 +61,18 @@ struct ToolTests {
         #expect(await client.backend.outcome("a1")?.resolution == "dismissed")
     }
 
+    @Test("a closing transport (cancelAll) still gets each reply: the waiting ask's says cancelled, and its alert is withdrawn")
+    func closing() async throws {
+        let client = Client()
+        async let reply = client.send(#"{"jsonrpc":"2.0","id":"c1","method":"tools/call","params":{"name":"ask","arguments":{"message":"Wait"}}}"#)
+        #expect(await client.backend.waitForAlerts(1))
+        client.server.cancelAll()
+        let answer = try #require(await reply)
+        #expect(answer.objectValue?["id"] == .string("c1"))
+        #expect(answer.objectValue?["result"]?.objectValue?["isError"] == .bool(true))
+        #expect(await client.backend.outcome("a1")?.resolution == "dismissed")
+    }
+
     @Test("an expired ask returns resolution expired")
     func expired() async throws {
         let client = Client()
