@@ -3,9 +3,11 @@ import AlertModel
 import JSON
 import MicroHTTP
 
-/// Answers held to the alert's answer policy (`AnswerPolicy`): who may answer is fixed when the alert is created, so
-/// the alert as this store shows it decides; one this store does not know yet (created on another instance a moment
-/// ago) is looked for again after catching up, and the store itself says 404 when it is still unknown.
+/// Answers held to the alert's answer policy (`AnswerPolicy`): the alert as this store shows it decides. Who may
+/// answer is fixed at creation and only widens by an escalation step, so a refusal stands unless the alert has steps
+/// left: then (a step another instance of a cluster took a moment ago) it is decided again after catching up, as is
+/// an alert this store does not know yet (created on another instance a moment ago); the store itself says 404 when
+/// it is still unknown.
 extension APIHandler {
     /// Answers `id` in the caller's name unless its policy refuses the caller, and calls `done` once with the
     /// resolved alert (durable and readable here) or the problem.
@@ -22,7 +24,9 @@ extension APIHandler {
                 done(outcome.map(\.alert).mapError { .store($0) })
             }
         }
-        if let alert = store.snapshot(of: id) { return submit(alert) }
+        if let alert = store.snapshot(of: id), alert.nextEscalationAt == nil || alert.refusal(toAnswer: caller.answerer) == nil {
+            return submit(alert)
+        }
         Task {
             await store.catchUp()
             submit(store.snapshot(of: id))

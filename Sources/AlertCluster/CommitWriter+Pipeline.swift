@@ -51,8 +51,8 @@ extension CommitWriter {
         var completions: [@Sendable () -> Void] = []
         for command in batch {
             if command.readsFirst {
-                // A rule change, a vote, a quorum alert's dismissal or expiry reads what the database holds before it
-                // decides (an absorbed one too): the batch goes step by step.
+                // A rule change, a vote, an escalation step, a quorum or escalating alert's resolution reads what the
+                // database holds before it decides (an absorbed one too): the batch goes step by step.
                 try connection.execute("ROLLBACK")
                 return nil
             }
@@ -80,7 +80,7 @@ extension CommitWriter {
                     alert = answered.alert
                 }
                 completions.append { [alert] in done(.success(.created(alert, replayed: false))) }
-            case .rule, .change(.vote, _):
+            case .rule, .change(.vote, _), .change(.escalate, _):
                 try connection.execute("ROLLBACK")
                 return nil
             case .change(.resolve(let alert), let done):

@@ -343,14 +343,23 @@ final class CommitWriter: @unchecked Sendable {
                 let outcome = try commitRule(change, rules: &rules, head: &head, made: &made, now: now, on: connection)
                 if case .success = outcome { rulesChanged = true }
                 completions.append { done(outcome) }
+            case .change(.escalate(let id), let done):
+                let outcome = try escalate(id, head: &head, made: &made, on: connection)
+                completions.append { done(outcome) }
             case .change(.resolve(var alert), let done):
-                if alert.policy.quorum > 1 {
-                    // A dismissal or expiry keeps the votes so far: the ones the database holds, some of them cast
-                    // on other instances that this one's view may not show yet.
-                    if let stored = try storedAlert(alert.id, on: connection), stored.result == nil {
-                        alert.votes = stored.votes
-                        alert.result?.votes = stored.votes
+                if alert.policy.quorum > 1 || !alert.escalation.isEmpty,
+                   var stored = try storedAlert(alert.id, on: connection), stored.result == nil {
+                    // The result goes onto the alert as the database holds it: with the votes so far (a dismissal
+                    // or expiry keeps them) and the escalation steps taken, some of them made on other instances
+                    // that this one's view may not show yet. An expiry takes the steps still due first, as one
+                    // store does (every step comes before the timeout).
+                    if alert.result?.resolution == .expired {
+                        stored = try takeSteps(of: stored, head: &head, made: &made, on: connection)
                     }
+                    let result = alert.result
+                    alert = stored
+                    alert.result = result
+                    alert.result?.votes = stored.votes
                 }
                 let outcome = try resolve(alert, now: now, on: connection)
                 if case .success = outcome, let resolution = alert.result?.resolution {
@@ -409,15 +418,48 @@ final class CommitWriter: @unchecked Sendable {
             head += 1
             made.append(AlertEvent(index: head, kind: AlertEvent.Kind(resolution), alert: alert))
         } else {
-            guard try !connection.execute(
-                "UPDATE alertd_alerts SET alert = $2 WHERE id = $1 AND state = 'pending' RETURNING sequence",
-                [alert.id.rawValue, alertText]).isEmpty else {
-                throw PGError("a pending alert locked by the head row did not take its vote")
-            }
+            try update(pending: alert, text: alertText, taking: "its vote", on: connection)
             head += 1
             made.append(AlertEvent(index: head, kind: .voted, alert: alert))
         }
         return .success(.voted(alert))
+    }
+
+    /// Takes the escalation steps of a pending alert that are due (`ProposedChange.escalate`) on the alert as the
+    /// database holds it; none when another instance took them first.
+    private func escalate(
+        _ id: AlertID, head: inout UInt64, made: inout [AlertEvent], on connection: PGConnection
+    ) throws(PGError) -> Result<CommittedChange, AlertStoreError> {
+        guard let stored = try storedAlert(id, on: connection) else { return .failure(.notFound(id)) }
+        if let winner = stored.result { return .failure(.alreadyResolved(winner, id: stored.id)) }
+        return .success(.escalated(try takeSteps(of: stored, head: &head, made: &made, on: connection)))
+    }
+
+    /// Takes each escalation step of `stored` (pending) whose time came, an `escalated` event each, and stores the
+    /// alert after them.
+    private func takeSteps(
+        of stored: Alert, head: inout UInt64, made: inout [AlertEvent], on connection: PGConnection
+    ) throws(PGError) -> Alert {
+        var alert = stored
+        let now = Date()
+        while let due = alert.nextEscalationAt, due <= now, let moved = alert.escalated(at: now, event: head + 1) {
+            head += 1
+            made.append(AlertEvent(index: head, kind: .escalated, alert: moved))
+            alert = moved
+        }
+        guard alert.escalated.count > stored.escalated.count else { return stored }
+        try update(pending: alert, text: alert.storedText, taking: "its escalation", on: connection)
+        return alert
+    }
+
+    /// Stores a pending alert's new text (a vote, an escalation step), under the head row that holds it pending.
+    private func update(pending alert: Alert, text: String, taking change: String, on connection: PGConnection)
+        throws(PGError) {
+        guard try !connection.execute(
+            "UPDATE alertd_alerts SET alert = $2 WHERE id = $1 AND state = 'pending' RETURNING sequence",
+            [alert.id.rawValue, text]).isEmpty else {
+            throw PGError("a pending alert locked by the head row did not take \(change)")
+        }
     }
 
     /// Adds or removes a rule in the open transaction (`rules` follows); an add answers every pending alert it
@@ -571,12 +613,12 @@ extension CommitWriter.Command {
         }
     }
 
-    /// Whether the command reads what the database holds before it decides (a rule change, a vote): its batch goes
-    /// `stepByStep`.
+    /// Whether the command reads what the database holds before it decides (a rule change, a vote, an escalation
+    /// step, the resolution of a quorum or escalating alert): its batch goes `stepByStep`.
     var readsFirst: Bool {
         switch self {
-        case .rule, .change(.vote, _): true
-        case .change(.resolve(let alert), _): alert.policy.quorum > 1
+        case .rule, .change(.vote, _), .change(.escalate, _): true
+        case .change(.resolve(let alert), _): alert.policy.quorum > 1 || !alert.escalation.isEmpty
         default: false
         }
     }

@@ -16,10 +16,6 @@ extension AlertStore {
             }, done: Self.settled(then))
             return
         }
-        if !prepared.draft.escalation.isEmpty {
-            return then(.failure(.invalid([FieldIssue(pointer: "/escalation", detail: "escalation is not supported "
-                + "by a cluster yet (docs/CLUSTER.md); leave it out")])))
-        }
         turn({ store throws(AlertStoreError) in try store.newAlert(prepared, owner: owner, sequence: 0) }) {
             outcome, _ in
             switch outcome {
@@ -106,8 +102,13 @@ extension AlertStore {
                 }
                 bumpIndex(.voted, alert)
             case .escalated:
-                // A cluster refuses escalating alerts (`writeCreate`), so no authority commits these yet.
-                bumpIndex(event.kind, alert)
+                if alert.result == nil, let cached = records[alert.sequence], cached.result == nil,
+                   cached.escalated.count < alert.escalated.count {
+                    store(step: alert, leaving: cached)
+                    scheduleEscalation(of: alert)
+                } else {
+                    bumpIndex(.escalated, alert)
+                }
             }
         }
         return changeIndex
@@ -132,6 +133,32 @@ extension AlertStore {
         }
     }
 
+    /// Proposes the escalation steps of a pending alert whose time came, unless the next one's wall-clock time is
+    /// still ahead (then it waits for it). The authority takes each once, whichever instance gets there first; the
+    /// store schedules the step after when it applies the `escalated` event. When the authority is unreachable, this
+    /// instance tries again a second later.
+    func proposeEscalation(_ sequence: UInt64, to authority: StoreAuthority) {
+        guard let alert = records[sequence], let due = alert.nextEscalationAt else { return }
+        let early = due.timeIntervalSinceNow
+        guard early <= 0 else {
+            schedule(Deadline(instant: .now + .milliseconds(early * 1000 + 1), kind: .escalation(sequence)))
+            return
+        }
+        authority.commit(.escalate(alert.id)) { [weak self] committed in
+            guard case .failure(let error) = committed, error.kind == .unavailable, let self else { return }
+            Task {
+                try? await Task.sleep(for: .seconds(1))
+                await self.retryEscalation(sequence)
+            }
+        }
+    }
+
+    /// Schedules the next escalation step of a still pending alert again, now.
+    private func retryEscalation(_ sequence: UInt64) {
+        guard records[sequence]?.nextEscalationAt != nil else { return }
+        schedule(Deadline(instant: .now, kind: .escalation(sequence)))
+    }
+
     /// Schedules the expiry of a still pending alert again, now.
     private func retryExpiry(_ sequence: UInt64) {
         guard records[sequence]?.result == nil else { return }
@@ -143,7 +170,7 @@ extension CommittedChange {
     /// The alert as committed.
     public var alert: Alert {
         switch self {
-        case .created(let alert, _), .resolved(let alert), .voted(let alert): alert
+        case .created(let alert, _), .resolved(let alert), .voted(let alert), .escalated(let alert): alert
         }
     }
 

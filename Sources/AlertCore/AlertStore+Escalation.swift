@@ -23,11 +23,17 @@ extension AlertStore {
         }
     }
 
-    /// Takes the next escalation step of a pending alert: moves it to the step's presenter's queue, widens who may
-    /// answer, makes its `escalated` event and journals it.
+    /// Takes the next escalation step of a pending alert and journals it.
     private func takeStep(of alert: Alert) {
-        let sequence = alert.sequence
         guard let moved = alert.escalated(at: .storeNow, event: changeIndex + 1) else { return }
+        store(step: moved, leaving: alert)
+        journalize(.escalated(moved, event: changeIndex))
+    }
+
+    /// Stores a pending alert after an escalation step (`moved`, from `alert`): moves it to the step's presenter's
+    /// queue, widens who may answer and makes its `escalated` event.
+    func store(step moved: Alert, leaving alert: Alert) {
+        let sequence = alert.sequence
         willChange(sequence)
         records.store(moved)
         if moved.presenter != alert.presenter {
@@ -36,6 +42,5 @@ extension AlertStore {
         }
         escalationCount += 1
         bumpIndex(.escalated, moved)
-        journalize(.escalated(moved, event: changeIndex))
     }
 }

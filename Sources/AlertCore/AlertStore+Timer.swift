@@ -79,7 +79,11 @@ extension AlertStore {
                     _ = resolveAsCancel(sequence, alert: alert, resolution: .expired)
                 }
             case .escalation(let sequence):
-                if fence?.failure == nil { escalate(sequence) }
+                if let authority {
+                    proposeEscalation(sequence, to: authority)
+                } else if fence?.failure == nil {
+                    escalate(sequence)
+                }
             case .waiter(let id):
                 timeOut(waiter: id)
             case .retention:

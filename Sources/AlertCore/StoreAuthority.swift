@@ -44,6 +44,10 @@ public enum ProposedChange: Sendable {
     /// the alert in the store's view, holds the values). The authority casts it (`AlertStore.casting`) on the alert
     /// as the database holds it, so votes made on several instances at once all count, each responder's once.
     case vote(Alert)
+    /// The escalation steps of a pending alert whose time came: the authority takes each (an `escalated` event) on
+    /// the alert as the database holds it, once, whichever instance proposes first; a step already taken is no
+    /// change.
+    case escalate(AlertID)
 }
 
 /// A change as its authority committed it.
@@ -54,6 +58,8 @@ public enum CommittedChange: Sendable {
     case resolved(Alert)
     /// The vote was cast: the alert with it, still pending or resolved by it.
     case voted(Alert)
+    /// The alert after its escalation steps that were due (none when another instance took them first).
+    case escalated(Alert)
 }
 
 /// An authority with a life: it holds what the database held when it connected, feeds the store it is started with

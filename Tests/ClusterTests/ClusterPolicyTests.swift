@@ -11,12 +11,18 @@ struct ClusterPolicyTests {
     static let alice = "alice-responder-token-03"
     static let bob = "bob-responder-token-0005"
 
+    /// ci (producer), alice and bob (responders; bob in the groups ops and oncall).
+    static func tokensFile() throws -> URL {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("alertd-cluster-tokens-\(UUID())")
+        try "ci:producer:\(ci)\nalice:responder:\(alice)\nbob:responder:\(bob):ops oncall\n"
+            .write(to: file, atomically: true, encoding: .utf8)
+        return file
+    }
+
     @Test("A policy made on A holds on B and C: a refused token gets 403 at once, the named one answers elsewhere")
     func policyAcrossInstances() async throws {
-        let file = FileManager.default.temporaryDirectory.appendingPathComponent("alertd-cluster-tokens-\(UUID())")
+        let file = try Self.tokensFile()
         defer { try? FileManager.default.removeItem(at: file) }
-        try "ci:producer:\(Self.ci)\nalice:responder:\(Self.alice)\nbob:responder:\(Self.bob):ops\n"
-            .write(to: file, atomically: true, encoding: .utf8)
         try await withCluster(arguments: ["--tokens-file", file.path]) { _, nodes in
             let (a, b, c) = (nodes[0], nodes[1], nodes[2])
             let created = try await a.request("POST", "/v1/alerts", json: #"{"message":"Deploy?","responders":["alice"]}"#,
@@ -40,19 +46,88 @@ struct ClusterPolicyTests {
         }
     }
 
-    @Test("A cluster refuses escalation with 422 at /escalation and creates nothing")
-    func escalationRefused() async throws {
-        try await withCluster { _, nodes in
-            let refused = try await nodes[0].request(
-                "POST", "/v1/alerts", json: #"{"message":"Disk?","escalation":[{"after":60,"presenter":"oncall"}]}"#)
-            #expect(refused.status == 422, "\(refused)")
-            let pointers = (try refused.json()["errors"]?.arrayValue ?? []).compactMap {
-                $0.objectValue?["pointer"]?.stringValue
+    @Test("Escalation across instances: each step is taken once however many instances time it, widens who may answer everywhere, and comes before the expiry")
+    func escalationAcrossInstances() async throws {
+        let file = try Self.tokensFile()
+        defer { try? FileManager.default.removeItem(at: file) }
+        try await withCluster(arguments: ["--tokens-file", file.path]) { _, nodes in
+            let (a, b, c) = (nodes[0], nodes[1], nodes[2])
+            let producer = [("Authorization", "Bearer \(Self.ci)")]
+            let moving = try await a.request("POST", "/v1/alerts", json: #"""
+                {"title":"Restart db?","buttons":["No","Yes"],"presenter":"team","responders":["alice"],
+                 "escalation":[{"after":1,"presenter":"oncall","groups":["oncall"]}],"timeout":60}
+                """#, headers: producer)
+            try #require(moving.status == 201, "\(moving)")
+            let id = try moving.json().string("id")
+            let chained = try await b.request("POST", "/v1/alerts", json: #"""
+                {"title":"Disk?","presenter":"team","escalation":[{"after":0.5,"presenter":"oncall"},
+                 {"after":1,"presenter":"managers"}],"timeout":1.5}
+                """#, headers: producer)
+            try #require(chained.status == 201, "\(chained)")
+            let chainedID = try chained.json().string("id")
+            // Before the step only alice may answer, on every instance.
+            let early = try await b.request("POST", "/v1/alerts/\(id)/response", json: #"{"buttonIndex":1}"#,
+                                            headers: [("Authorization", "Bearer \(Self.bob)")])
+            #expect(early.status == 403, "\(early)")
+            for node in nodes {
+                let read = { try await node.request("GET", "/v1/alerts/\(id)", headers: producer).json() }
+                try await eventually("every instance shows the step") { try await read()["presenter"] == .string("oncall") }
+                let escalated = try await read()["escalated"]?.arrayValue ?? []
+                #expect(escalated.count == 1, "\(escalated)")
+                #expect(escalated.first?.objectValue?["from"] == .string("team"), "\(escalated)")
             }
-            #expect(pointers == ["/escalation"], "\(refused)")
-            #expect(refused.text.contains("not supported by a cluster"), "\(refused)")
-            let listed = try await nodes[1].request("GET", "/v1/alerts")
-            #expect(try listed.json()["alerts"]?.arrayValue?.isEmpty == true, "\(listed)")
+            let answered = try await c.request("POST", "/v1/alerts/\(id)/response", json: #"{"buttonIndex":1}"#,
+                                               headers: [("Authorization", "Bearer \(Self.bob)")])
+            #expect(answered.status == 200, "\(answered)")
+            #expect(try answered.json()["responder"] == .string("bob"), "\(answered)")
+            for node in nodes {
+                let events = {
+                    try await node.request("GET", "/v1/events?since=0&wait=0", headers: producer).jsonArray()
+                        .compactMap { $0.objectValue }
+                }
+                try await eventually("every instance has both alerts' last events") {
+                    try await events().filter { $0["type"]?.stringValue == "answered" || $0["type"]?.stringValue == "expired" }.count == 2
+                }
+                let kinds = { (alert: String) in
+                    try await events().filter { $0["alert"]?.objectValue?["id"]?.stringValue == alert }
+                        .compactMap { $0["type"]?.stringValue }
+                }
+                #expect(try await kinds(id) == ["created", "escalated", "answered"])
+                #expect(try await kinds(chainedID) == ["created", "escalated", "escalated", "expired"])
+                let expired = try await node.request("GET", "/v1/alerts/\(chainedID)", headers: producer).json()
+                #expect(expired["presenter"] == .string("managers"), "\(expired)")
+                #expect(expired["escalated"]?.arrayValue?.count == 2, "\(expired)")
+                let answer = try await node.request("GET", "/v1/alerts/\(id)", headers: producer).json()
+                #expect(answer["result"]?.objectValue?["responder"] == .string("bob"), "\(answer)")
+                #expect(answer["escalated"]?.arrayValue?.count == 1, "\(answer)")
+            }
+        }
+    }
+
+    @Test("A step whose time came while every instance was down is taken once, by the instances that start next")
+    func escalationAfterRestart() async throws {
+        try await withCluster(instances: 1) { postgres, nodes in
+            let created = try await nodes[0].request("POST", "/v1/alerts", json: #"""
+                {"title":"Disk?","presenter":"team","escalation":[{"after":1,"presenter":"oncall"}],"timeout":60}
+                """#)
+            try #require(created.status == 201, "\(created)")
+            let id = try created.json().string("id")
+            await nodes[0].stop()
+            let due = Date().addingTimeInterval(1)
+            try await eventually("the step's time passed while no instance ran") { Date() > due }
+            let started = try await withThrowingTaskGroup(of: ClusterNode.self) { group in
+                for _ in 0..<2 { group.addTask { try await ClusterNode(database: postgres.url) } }
+                return try await group.reduce(into: [ClusterNode]()) { $0.append($1) }
+            }
+            for node in started {
+                let read = { try await node.request("GET", "/v1/alerts/\(id)").json() }
+                try await eventually("the new instance shows the step") { try await read()["presenter"] == .string("oncall") }
+                #expect(try await read()["escalated"]?.arrayValue?.count == 1)
+                let kinds = try await node.request("GET", "/v1/events?since=0&wait=0").jsonArray()
+                    .compactMap { $0.objectValue?["type"]?.stringValue }
+                #expect(kinds == ["created", "escalated"], "\(kinds)")
+            }
+            for node in started { await node.stop() }
         }
     }
 
