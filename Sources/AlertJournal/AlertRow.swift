@@ -2,6 +2,12 @@ import AlertCodec
 import AlertCore
 import AlertModel
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// An alert as the columns of a row: the same columns, in the same order, in `alerts` and in `event_alerts`.
 ///
 /// Scalars have a column each; only the small arrays (buttons, fields) and the result are JSON text.
@@ -90,5 +96,72 @@ enum AlertRow {
         delivery.lastError = statement.optionalText(at: first + 3)
         delivery.lastAttemptAt = statement.optionalInt64(at: first + 4).map(JournalTime.date)
         return delivery
+    }
+}
+
+/// The JSON of the buttons and fields of the row written last, with the values: alerts in a row often share them (the
+/// same producer), and comparing the values costs far less than encoding them again. The writer's counterpart of
+/// `AlertRowCache`.
+struct AlertRowEncoding {
+    private var buttons = Memo<[AlertButton]>()
+    private var fields = Memo<[AlertField]>()
+
+    /// The stored JSON of `value`, encoded unless it equals the previous row's buttons.
+    mutating func buttons(_ value: [AlertButton]) -> [UInt8] {
+        buttons.json(value, AlertButton.storedJSON)
+    }
+
+    /// The stored JSON of `value`, encoded unless it equals the previous row's fields.
+    mutating func fields(_ value: [AlertField]) -> [UInt8] {
+        fields.json(value, AlertField.storedJSON)
+    }
+
+    private struct Memo<Value: Equatable> {
+        private var last: (value: Value, json: [UInt8])?
+
+        mutating func json(_ value: Value, _ encode: (Value) -> [UInt8]) -> [UInt8] {
+            if let last, last.value == value { return last.json }
+            let json = encode(value)
+            last = (value, json)
+            return json
+        }
+    }
+}
+
+/// The buttons and fields of the row read last, with their JSON: alerts in a row often share them (the same
+/// producer), and comparing bytes costs far less than parsing them again.
+struct AlertRowCache {
+    private var buttons = Memo<[AlertButton]>()
+    private var fields = Memo<[AlertField]>()
+
+    /// The buttons of `bytes`, parsed unless they equal the previous row's.
+    mutating func buttons(_ bytes: UnsafeRawBufferPointer) throws(JournalDecodingError) -> [AlertButton] {
+        try buttons.value(bytes, AlertButton.stored)
+    }
+
+    /// The fields of `bytes`, parsed unless they equal the previous row's.
+    mutating func fields(_ bytes: UnsafeRawBufferPointer) throws(JournalDecodingError) -> [AlertField] {
+        try fields.value(bytes, AlertField.stored)
+    }
+
+    /// The value decoded from the last bytes seen, and those bytes.
+    private struct Memo<Value> {
+        private var json: [UInt8] = []
+        private var decoded: Value?
+
+        mutating func value(
+            _ bytes: UnsafeRawBufferPointer,
+            _ decode: (UnsafeRawBufferPointer) throws(JournalDecodingError) -> Value
+        ) throws(JournalDecodingError) -> Value {
+            if let decoded, json.count == bytes.count, bytes.isEmpty || same(bytes) { return decoded }
+            let value = try decode(bytes)
+            decoded = value
+            json = Array(bytes)
+            return value
+        }
+
+        private func same(_ bytes: UnsafeRawBufferPointer) -> Bool {
+            json.withUnsafeBytes { memcmp($0.baseAddress!, bytes.baseAddress!, bytes.count) } == 0
+        }
     }
 }

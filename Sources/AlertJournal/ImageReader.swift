@@ -127,3 +127,88 @@ enum ImageReader {
         do throws(JournalDecodingError) { return try body() } catch { throw .decoding(error) }
     }
 }
+
+/// The alert as an event showed it, rebuilt from the alert's row: an event row names its alert rather than holding a
+/// copy of it.
+///
+/// After it is created, an alert changes by its votes (each a `voted` event, but the vote that resolves it, which is
+/// its `answered` event), by its escalation steps (each records its event's index), by its result, set once, at its
+/// resolution event, and by its webhook delivery, whose attempts start only after that event (`AlertStore.settle` then
+/// `startDelivery`). So an event showed the row as it is now, without the escalation steps after it, without the
+/// result and the votes after it unless it is the resolution, and with the delivery as it was before any attempt.
+enum EventSnapshot {
+    /// - Parameters:
+    ///   - stored: the alert's row.
+    ///   - kind: the event's kind.
+    ///   - index: the event's index.
+    ///   - votedAfter: how many `voted` events of this alert come after this one.
+    static func alert(_ stored: Alert, at kind: AlertEvent.Kind, index: UInt64, votedAfter: Int) -> Alert {
+        var alert = stored.before(escalationsAfter: index)
+        switch kind {
+        case .answered, .dismissed, .expired:
+            break
+        case .created, .voted, .escalated:
+            // Pending then. A quorum alert answered was answered by a vote (the last), without a `voted` event.
+            alert.result = nil
+            let resolvingVote = stored.result?.resolution == .answered && !stored.votes.isEmpty ? 1 : 0
+            alert.votes.removeLast(min(alert.votes.count, votedAfter + resolvingVote))
+        }
+        alert.delivery = stored.delivery.map { WebhookDelivery(url: $0.url) }
+        return alert
+    }
+}
+
+/// Which alerts the events in the history name, so that the row of an alert retention dropped is kept (in
+/// `event_alerts`) exactly as long as an event in the history shows it.
+///
+/// Used by the writer thread only. Events are added in index order, and the history is trimmed from its oldest end,
+/// so the events form a queue.
+struct HistoryReferences {
+    /// The sequence number each event in the history names, by event index.
+    private var events = KeyedQueue<UInt64>()
+    /// The newest event in the history of each alert that has one, by sequence number.
+    private var newest: [UInt64: UInt64] = [:]
+    /// The dropped alerts whose rows are kept in `event_alerts`.
+    private var kept: Set<UInt64> = []
+
+    /// The newest event index a history of `eventHistory` events no longer holds once the change index is
+    /// `changeIndex` (0: it holds them all).
+    static func floor(changeIndex: UInt64, eventHistory: Int) -> UInt64 {
+        let kept = UInt64(max(1, eventHistory))
+        return changeIndex > kept ? changeIndex - kept : 0
+    }
+
+    /// Starts from the events in the history, oldest first, and the sequence numbers in `event_alerts`.
+    init(events: some Sequence<(index: UInt64, sequence: UInt64)>, kept: some Sequence<UInt64>) {
+        for event in events { add(index: event.index, sequence: event.sequence) }
+        self.kept = Set(kept)
+    }
+
+    /// An event was written (its index is above every earlier one's).
+    mutating func add(index: UInt64, sequence: UInt64) {
+        events.append(sequence, key: index)
+        newest[sequence] = index
+    }
+
+    /// Whether an event in the history shows the alert with this sequence number.
+    func isShown(_ sequence: UInt64) -> Bool {
+        newest[sequence] != nil
+    }
+
+    /// The dropped alert's row was copied to `event_alerts`.
+    mutating func keep(_ sequence: UInt64) {
+        kept.insert(sequence)
+    }
+
+    /// Forgets the events with an index up to `floor`; returns the kept alerts no event in the history shows any
+    /// more, whose rows can go.
+    mutating func trim(through floor: UInt64) -> [UInt64] {
+        var released: [UInt64] = []
+        events.removeThrough(floor) { index, sequence in
+            guard newest[sequence] == index else { return }
+            newest[sequence] = nil
+            if kept.remove(sequence) != nil { released.append(sequence) }
+        }
+        return released
+    }
+}

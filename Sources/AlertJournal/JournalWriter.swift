@@ -2,6 +2,9 @@ import AlertCodec
 import AlertCore
 import AlertModel
 import CSQLite
+import Dispatch
+import Foundation
+import Locking
 
 /// The write connection and its prepared statements: turns batches of records into one transaction each.
 ///
@@ -261,5 +264,220 @@ final class JournalWriter {
         try insertEvent.run()
         history.add(index: index, sequence: sequence)
         changeIndex = max(changeIndex, index)
+    }
+}
+
+/// The hand-off between `append` (any thread, usually the store's executor) and the writer thread: appends queue
+/// under a lock; the writer takes everything queued at once, so batches form while the previous commit runs.
+final class CommitQueue: Sendable {
+    /// One `append` call.
+    struct Entry: Sendable {
+        var records: [JournalRecord]
+        var committed: @Sendable (JournalFailure?) -> Void
+    }
+
+    private struct State {
+        var pending: [Entry] = []
+        /// The writer waits on `wake`; the append that clears this signals it, once.
+        var writerWaiting = false
+        /// `close()` was called: the writer finishes what is queued, then exits.
+        var closing = false
+        /// The writer has exited: appends are refused.
+        var closed = false
+        /// The failure that stopped writing.
+        var failure: JournalFailure?
+    }
+
+    private let state = Lock(State())
+    private let wake = DispatchSemaphore(value: 0)
+
+    /// The failure that stopped writing, if any.
+    var failure: JournalFailure? { state.withLock { $0.failure } }
+
+    /// Queues an entry for the writer; false when the writer has exited.
+    func append(_ entry: Entry) -> Bool {
+        let (accepted, signal) = state.withLock { state -> (Bool, Bool) in
+            guard !state.closed else { return (false, false) }
+            state.pending.append(entry)
+            let signal = state.writerWaiting
+            state.writerWaiting = false
+            return (true, signal)
+        }
+        if signal { wake.signal() }
+        return accepted
+    }
+
+    /// Everything queued, waiting for some when none is; nil once closing and nothing is left (the writer exits).
+    func take() -> [Entry]? {
+        while true {
+            let (batch, exit) = state.withLock { state -> ([Entry], Bool) in
+                guard state.pending.isEmpty else {
+                    defer { state.pending = [] }
+                    return (state.pending, false)
+                }
+                if state.closing {
+                    state.closed = true
+                    return ([], true)
+                }
+                state.writerWaiting = true
+                return ([], false)
+            }
+            if exit { return nil }
+            if !batch.isEmpty { return batch }
+            wake.wait()
+        }
+    }
+
+    /// Records the failure that stops writing (the first one stays).
+    func fail(_ failure: JournalFailure) {
+        state.withLock { state in
+            if state.failure == nil { state.failure = failure }
+        }
+    }
+
+    /// Tells the writer to finish what is queued and exit; false when already told.
+    func close() -> Bool {
+        let (first, signal) = state.withLock { state -> (Bool, Bool) in
+            guard !state.closing else { return (false, false) }
+            state.closing = true
+            let signal = state.writerWaiting
+            state.writerWaiting = false
+            return (true, signal)
+        }
+        if signal { wake.signal() }
+        return first
+    }
+}
+
+/// One committed transaction, as `SQLiteJournal.observeCommits` reports it.
+public struct JournalCommit: Sendable, Equatable {
+    /// From `BEGIN IMMEDIATE` to the end of `COMMIT` (the flush included), in seconds.
+    public var seconds: Double
+    /// How many `append` calls (store turns) the transaction held: the batch size.
+    public var appends: Int
+    /// How many records it held.
+    public var records: Int
+
+    public init(seconds: Double, appends: Int, records: Int) {
+        self.seconds = seconds
+        self.appends = appends
+        self.records = records
+    }
+}
+
+/// Checkpoints the write-ahead log on a thread and a connection of its own, so that a commit does not wait for one.
+///
+/// The writer's connection has auto-checkpoint off; its WAL hook calls `walGrew(frames:)` after each commit. Each
+/// time the WAL has grown by `passiveFrames` frames, the checkpointer runs a `PASSIVE` checkpoint beside the
+/// commits (not after every commit: each checkpoint flushes the database file). SQLite
+/// restarts the WAL from its start at the first commit after a checkpoint that copied every frame back; under a
+/// load that never pauses the writer is always a few frames ahead, so once the WAL holds `catchUpFrames` the
+/// checkpointer copies the last frames with commits held off (`gate`), which takes as long as those few frames.
+/// After `idleSeconds` without a commit it runs `TRUNCATE`, which empties the WAL file, and syncs the data dir's
+/// mark (which commits write without a sync of their own).
+final class Checkpointer: Sendable {
+    /// The WAL size, in frames, that starts a passive checkpoint (about 4 MB with 4 KB pages).
+    static let passiveFrames: Int32 = 1000
+    /// The WAL size, in frames, above which the last frames are copied with commits held off.
+    static let catchUpFrames: Int32 = 4000
+    /// How long without a commit before the WAL file is truncated.
+    static let idleSeconds = 1.0
+
+    private struct State {
+        /// The WAL's frames after the last commit (0 after a truncation).
+        var frames: Int32 = 0
+        /// The WAL's frames when the last passive checkpoint ran (0 after the WAL started over).
+        var checkpointed: Int32 = 0
+        /// A passive checkpoint was asked for and has not run yet.
+        var requested = false
+        var stopping = false
+        var checkpoints: UInt64 = 0
+    }
+
+    private let state = Lock(State())
+    private let wake = DispatchSemaphore(value: 0)
+    private let finished = DispatchSemaphore(value: 0)
+    /// Held by the writer around each transaction, and here around checkpoints that must not overlap one.
+    let gate = Lock(())
+
+    /// Checkpoints run so far.
+    var checkpoints: UInt64 { state.withLock { $0.checkpoints } }
+
+    private let mark: JournalMark
+
+    /// Starts the thread, which owns `connection`.
+    init(connection: SQLiteConnection, mark: JournalMark) {
+        self.mark = mark
+        let owned = ConnectionBox(connection)
+        let thread = Thread { [self] in
+            run(owned.connection)
+            owned.connection.close()
+            finished.signal()
+        }
+        thread.name = "alertd-checkpoint"
+        thread.start()
+    }
+
+    /// Told by the writer's WAL hook after a commit: the WAL now has `frames` frames.
+    func walGrew(frames: Int32) {
+        let signal = state.withLock { state -> Bool in
+            state.frames = frames
+            if frames < state.checkpointed { state.checkpointed = 0 }  // the WAL started over
+            guard frames >= state.checkpointed + Self.passiveFrames, !state.requested else { return false }
+            state.requested = true
+            return true
+        }
+        if signal { wake.signal() }
+    }
+
+    /// Stops the thread and waits for it (its connection is then closed).
+    func stop() {
+        state.withLock { $0.stopping = true }
+        wake.signal()
+        finished.wait()
+    }
+
+    private func run(_ connection: SQLiteConnection) {
+        while true {
+            let signalled = wake.wait(timeout: .now() + Self.idleSeconds) == .success
+            let (stopping, requested, frames) = state.withLock { ($0.stopping, $0.requested, $0.frames) }
+            if stopping { return }
+            if signalled, requested {
+                let (log, _) = checkpoint(connection, SQLITE_CHECKPOINT_PASSIVE)
+                state.withLock { $0.checkpointed = max($0.checkpointed, log) }
+                // Commits went on meanwhile; past the catch-up size, copy their frames with commits held off.
+                if state.withLock({ $0.frames }) >= Self.catchUpFrames {
+                    gate.withLock { _ in _ = checkpoint(connection, SQLITE_CHECKPOINT_PASSIVE) }
+                }
+                state.withLock { $0.requested = false }
+            } else if !signalled, frames > 0 {
+                gate.withLock { _ in
+                    let (log, copied) = checkpoint(connection, SQLITE_CHECKPOINT_TRUNCATE)
+                    if log == 0, copied == 0 { state.withLock { $0.frames = 0 } }
+                }
+                mark.sync()
+            }
+        }
+    }
+
+    /// Runs one checkpoint; returns the frames in the WAL and those copied back (-1, -1 when it failed).
+    private func checkpoint(_ connection: SQLiteConnection, _ mode: Int32) -> (log: Int32, copied: Int32) {
+        var log: Int32 = -1
+        var copied: Int32 = -1
+        let code = sqlite3_wal_checkpoint_v2(connection.handle, nil, mode, &log, &copied)
+        state.withLock { $0.checkpoints += 1 }
+        return code == SQLITE_OK ? (log, copied) : (-1, -1)
+    }
+}
+
+/// A connection handed to the thread that then owns it.
+///
+/// `@unchecked Sendable` invariant: after the hand-off only the receiving thread touches `connection` (a
+/// `SQLITE_OPEN_NOMUTEX` connection is safe on one thread at a time).
+final class ConnectionBox: @unchecked Sendable {
+    let connection: SQLiteConnection
+
+    init(_ connection: SQLiteConnection) {
+        self.connection = connection
     }
 }

@@ -1,3 +1,4 @@
+import AlertCodec
 import AlertCore
 import AlertModel
 import CSQLite
@@ -158,4 +159,39 @@ enum WALHook {
             Unmanaged<Checkpointer>.fromOpaque(context).takeUnretainedValue().walGrew(frames: frames)
             return SQLITE_OK
         }
+}
+
+/// What the journal has done since it opened, for metrics and `/healthz`.
+public struct JournalStatistics: Sendable, Equatable {
+    /// Transactions committed.
+    public var commits: UInt64 = 0
+    /// `append` calls (store turns) committed.
+    public var appends: UInt64 = 0
+    /// Records committed.
+    public var records: UInt64 = 0
+    /// Seconds spent in committed transactions, summed.
+    public var commitSeconds: Double = 0
+    /// The size of the write-ahead log file in bytes (0 when there is none).
+    public var walBytes: Int64 = 0
+    /// Checkpoints run (passive and truncating).
+    public var checkpoints: UInt64 = 0
+    /// The failure that stopped the journal, if one did; the journal then takes no more writes.
+    public var failure: JournalFailure?
+
+    public init() {}
+}
+
+/// Dates as the journal stores them: `StoredTime`'s whole milliseconds since 1970, the same as the cluster's tables.
+typealias JournalTime = StoredTime
+
+/// A row the journal cannot turn back into a value: the file was damaged or written by something else. The journal's
+/// JSON columns are read by the codec the cluster shares (`AlertCodec`), so its errors are the codec's.
+typealias JournalDecodingError = StoredValueError
+
+extension SQLiteJournal {
+    /// `date` as the journal keeps it: the nearest whole millisecond (the API's precision). A store that makes its
+    /// dates with this restores alerts equal to the ones it served.
+    public static func storedDate(_ date: Date) -> Date {
+        JournalTime.date(JournalTime.milliseconds(date))
+    }
 }

@@ -4,7 +4,12 @@
 # "Where the time goes".
 #
 #   bench/profile/callgrind.sh [scenario...]     scenarios: baseline baseline-post healthz get post
-#                                                (default: all)
+#                                                post-durable (default: all but post-durable)
+#
+# `post-durable` is `post` with a data dir; with PROFILE_CONFIGURATION=debug it counts the source
+# files and modules a create runs code of (bench/profile/source_files.py; issue 24's measure):
+#
+#   PROFILE_CONFIGURATION=debug PROFILE_REQUESTS=200 bench/profile/callgrind.sh post-durable
 #
 # valgrind 3.19 (Debian 12) crashes on libdispatch's dispatch_main, which Swift's async main
 # runs on the main thread. So this profiles a copy of the sources (in a temporary directory,
@@ -22,6 +27,7 @@
 #   PROFILE_SRC      the profiling copy of the sources, kept between runs so that builds are
 #                    incremental (default /tmp/alertd-profile-src)
 #   PROFILE_PORT     port (default 18690)
+#   PROFILE_CONFIGURATION  release (default) or debug
 #
 # Note that
 # callgrind counts each byte of libmicrohttpd's 64 KiB `memset` per request as an instruction;
@@ -37,6 +43,7 @@ done
 SCENARIOS=("$@")
 ((${#SCENARIOS[@]})) || SCENARIOS=(baseline baseline-post healthz get post)
 WORK=$(mktemp -d /tmp/alertd-profile.XXXXXX)
+CONFIGURATION=${PROFILE_CONFIGURATION:-release}
 SCRATCH=${PROFILE_SCRATCH:-/tmp/alertd-profile-build}
 SRC=${PROFILE_SRC:-/tmp/alertd-profile-src}
 OUT=${PROFILE_OUT:-/tmp/alertd-profile-out}
@@ -73,8 +80,8 @@ fflush(nil)
 while true { sleep(3600) }
 EOF
 cmp -s "$WORK/main.swift" "$SRC/Sources/alertd/main.swift" || cp "$WORK/main.swift" "$SRC/Sources/alertd/main.swift"
-(cd "$SRC" && swift build -c release --product alertd --scratch-path "$SCRATCH" -Xswiftc -g 2>&1 | tail -1)
-ALERTD="$(cd "$SRC" && swift build -c release --product alertd --scratch-path "$SCRATCH" --show-bin-path)/alertd"
+(cd "$SRC" && swift build -c "$CONFIGURATION" --product alertd --scratch-path "$SCRATCH" -Xswiftc -g 2>&1 | tail -1)
+ALERTD="$(cd "$SRC" && swift build -c "$CONFIGURATION" --product alertd --scratch-path "$SCRATCH" --show-bin-path)/alertd"
 # shellcheck disable=SC2046
 cc -O2 -g -o "$WORK/baseline" "$ROOT/bench/baseline/baseline.c" $(pkg-config --cflags --libs libmicrohttpd) -lpthread
 LOGIN='{"title":"Login","message":"Enter your credentials","buttons":["Cancel","Log in"],"fields":[{"placeholder":"Username"},{"placeholder":"Password","secure":true,"keyboard":"asciiCapable"}]}'
@@ -85,6 +92,7 @@ profile() { # name url-path [client args...]
     local name=$1 path=$2 server id
     shift 2
     if [[ "$name" == baseline* ]]; then server=("$WORK/baseline" "$PORT"); else server=("$ALERTD" --port "$PORT" --max-pending 5000000); fi
+    [[ "$name" == *-durable ]] && server+=(--data-dir "$WORK/data-$name")
     valgrind --tool=callgrind --instr-atstart=no --compress-strings=no --compress-pos=no \
         --callgrind-out-file="$WORK/cg.$name.out" "${server[@]}" >"$WORK/$name.log" 2>&1 &
     VALGRIND_PID=$!
@@ -105,6 +113,10 @@ profile() { # name url-path [client args...]
     echo "== $name: $path ($REQUESTS requests profiled; $OUT/callgrind.$name.out)"
     python3 "$ROOT/bench/profile/callgrind_summary.py" "$OUT/callgrind.$name.out" "$REQUESTS" "$PATTERNS" |
         tee "$OUT/summary.$name.txt"
+    if [[ "$name" == *-durable ]]; then
+        echo "== $name: the source files it ran code of ($CONFIGURATION build)"
+        python3 "$ROOT/bench/profile/source_files.py" "$OUT/callgrind.$name.out" "$REQUESTS" | tee "$OUT/files.$name.txt"
+    fi
 }
 
 printf '%s' "$LOGIN" >"$WORK/login.json"
@@ -115,6 +127,7 @@ for scenario in "${SCENARIOS[@]}"; do
         get) profile get '/v1/alerts/{id}' ;;
         baseline-post) profile baseline-post /v1/alerts -b "$WORK/login.json" ;;
         post) profile post /v1/alerts -b "$WORK/login.json" ;;
+        post-durable) profile post-durable /v1/alerts -b "$WORK/login.json" ;;
         *) echo "callgrind.sh: unknown scenario $scenario" >&2; exit 64 ;;
     esac
 done

@@ -4,6 +4,58 @@ import Glibc
 import Darwin
 #endif
 
+/// An IPv4 or IPv6 socket address, resolved from a host string and a port.
+struct SocketAddress {
+    var storage = sockaddr_storage()
+    let isIPv6: Bool
+
+    /// Resolves `host` (a literal address or a name) and sets `port`.
+    init?(host: String, port: Int) {
+        var hints = addrinfo()
+        hints.ai_family = AF_UNSPEC
+        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+        hints.ai_flags = AI_PASSIVE
+        var list: UnsafeMutablePointer<addrinfo>?
+        guard getaddrinfo(host, String(port), &hints, &list) == 0, let first = list else { return nil }
+        defer { freeaddrinfo(list) }
+        // Prefer IPv4 when a name has both, as most users expect of "localhost".
+        var chosen = first.pointee
+        var cursor: UnsafeMutablePointer<addrinfo>? = first
+        while let entry = cursor {
+            if entry.pointee.ai_family == AF_INET { chosen = entry.pointee; break }
+            cursor = entry.pointee.ai_next
+        }
+        guard let address = chosen.ai_addr else { return nil }
+        isIPv6 = chosen.ai_family == AF_INET6
+        withUnsafeMutableBytes(of: &storage) { target in
+            target.copyMemory(from: UnsafeRawBufferPointer(start: address, count: Int(chosen.ai_addrlen)))
+        }
+    }
+}
+
+extension SocketAddress {
+    /// The IP address of `address` as text (`127.0.0.1`, `::1`), or nil for other families.
+    static func text(of address: UnsafePointer<sockaddr>) -> String? {
+        var buffer = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN) + 1)
+        let family = Int32(address.pointee.sa_family)
+        let written: UnsafePointer<CChar>?
+        switch family {
+        case AF_INET:
+            written = address.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { ipv4 in
+                withUnsafePointer(to: ipv4.pointee.sin_addr) { inet_ntop(AF_INET, $0, &buffer, socklen_t(buffer.count)) }
+            }
+        case AF_INET6:
+            written = address.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { ipv6 in
+                withUnsafePointer(to: ipv6.pointee.sin6_addr) { inet_ntop(AF_INET6, $0, &buffer, socklen_t(buffer.count)) }
+            }
+        default:
+            written = nil
+        }
+        guard written != nil, let end = buffer.firstIndex(of: 0) else { return nil }
+        return String(decoding: buffer[..<end].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+}
+
 /// An IPv4 or IPv6 network: an address and a prefix length (`10.0.0.0/8`, `fd00::/8`, or a single
 /// address such as `127.0.0.1`). IPv4 addresses are kept as IPv4-mapped IPv6 (`::ffff:a.b.c.d`), so
 /// `127.0.0.1` matches a peer that reaches an IPv6 listener as `::ffff:127.0.0.1`.
@@ -94,5 +146,29 @@ extension [IPNetwork] {
     /// Whether any network holds `address`.
     func contain(_ address: String) -> Bool {
         contains { $0.contains(address) }
+    }
+}
+
+extension HTTPServerConfiguration {
+    /// The IP addresses `host` stands for, as text (`127.0.0.1`, `::1`), resolved as the server resolves it to
+    /// bind; nil when it does not resolve (an unknown name, or not an address at all).
+    public var hostAddresses: [String]? {
+        var hints = addrinfo()
+        hints.ai_family = AF_UNSPEC
+        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+        hints.ai_flags = AI_PASSIVE
+        var list: UnsafeMutablePointer<addrinfo>?
+        guard !host.isEmpty, getaddrinfo(host, "0", &hints, &list) == 0 else { return nil }
+        defer { freeaddrinfo(list) }
+        var addresses: [String] = []
+        var cursor = list
+        while let entry = cursor {
+            if let address = entry.pointee.ai_addr, let text = SocketAddress.text(of: address),
+               !addresses.contains(text) {
+                addresses.append(text)
+            }
+            cursor = entry.pointee.ai_next
+        }
+        return addresses.isEmpty ? nil : addresses
     }
 }

@@ -1,0 +1,61 @@
+#!/usr/bin/env python3
+"""The alertd source files a profiled request runs code of, by module, from a callgrind profile.
+
+usage: source_files.py CALLGRIND_OUT REQUESTS
+
+Counts a file when code from it ran (self cost, inlined code included: callgrind's fl=, fi= and fe=) at
+least once per ten requests, so that the once-a-second timers and start-up leftovers do not count. Prints
+each module's files with their Ir per request, then the number of files and modules. This is issue 24's
+"files a POST touches" measure: profile a debug build (PROFILE_CONFIGURATION=debug), where nothing is
+inlined away, to count what a reader follows.
+"""
+import collections
+import re
+import sys
+
+SOURCE = re.compile(r"(?:^|/)Sources/([^/]+)/(.+\.swift)$")
+
+
+def main():
+    path, requests = sys.argv[1], int(sys.argv[2])
+    cost_by_file = collections.Counter()
+    function_file = inline_file = None
+    pending_call = False
+    with open(path, errors="replace") as f:
+        for line in f:
+            line = line.rstrip("\n")
+            if not line:
+                continue
+            c = line[0]
+            if c.isdigit() or c in "+-*":
+                if pending_call:
+                    pending_call = False
+                    continue
+                parts = line.split()
+                cost_by_file[inline_file or function_file] += int(parts[1]) if len(parts) > 1 else 0
+                continue
+            key, _, value = line.partition("=")
+            if key == "fl":
+                function_file, inline_file = value, None
+            elif key in ("fi", "fe"):
+                inline_file = None if value == function_file else value
+            elif key == "fn":
+                inline_file = None
+            elif key == "calls":
+                pending_call = True
+    modules = collections.defaultdict(list)
+    for file, cost in cost_by_file.items():
+        match = SOURCE.search(file or "")
+        if match and cost * 10 >= requests:
+            modules[match.group(1)].append((match.group(2), cost / requests))
+    total = 0
+    for module in sorted(modules):
+        files = sorted(modules[module], key=lambda item: -item[1])
+        total += len(files)
+        print(f"{module} ({len(files)} files)")
+        for name, cost in files:
+            print(f"  {cost:>9,.0f} Ir/request  {name}")
+    print(f"{total} files in {len(modules)} modules")
+
+
+main()
