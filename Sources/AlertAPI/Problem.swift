@@ -121,3 +121,82 @@ struct Problem: Error, Sendable {
         return HTTPResponse(status: status, headers: headers, body: writer.bytes)
     }
 }
+
+extension Problem {
+    /// The HTTP meaning of a store error.
+    init(_ error: AlertStoreError) {
+        switch error.kind {
+        case .notFound:
+            self = .alertd(404, "not-found", error.message.hasPrefix("no rule") ? "No such rule" : "No such alert",
+                           detail: error.message)
+        case .alreadyResolved:
+            self = .alertd(409, "already-resolved", "Alert already resolved", detail: error.message)
+            result = error.result
+        case .invalid:
+            self = .validation(error.issues.map { Item(location: .pointer($0.pointer), detail: $0.detail) })
+        case .tooManyPending:
+            self = .alertd(429, "too-many-pending", "Too many pending alerts", detail: error.message)
+            headers.add("Retry-After", "1")
+        case .shuttingDown:
+            self = .shuttingDown
+        case .unavailable:
+            self = .alertd(503, "write-failed", "Writes unavailable", detail: error.message)
+            headers.add("Retry-After", "5")
+        case .alreadyVoted:
+            self = .alertd(409, "already-voted", "Already voted", detail: error.message)
+        case .ruleExists:
+            self = .alertd(409, "rule-exists", "Rule exists", detail: error.message)
+        case .historyGone:
+            self = .alertd(410, "history-gone", "Event history gone", detail: error.message)
+        case .keyReused:
+            self = .alertd(422, "idempotency-key-reused", "Idempotency key reused", detail: error.message)
+            errors = [Item(location: .header("Idempotency-Key"), detail: error.message)]
+        }
+    }
+}
+
+extension Problem {
+    /// 503 `write-failed`: the change could not be made durable (the journal failed, or the database is
+    /// unreachable), so nothing of the request was acknowledged.
+    init(_ failure: JournalFailure) {
+        self.init(AlertStoreError.unavailable(failure.reason))
+    }
+}
+
+extension Problem {
+    /// What the transport refused or gave up on, as a problem.
+    /// - Parameter failure: what the transport detected.
+    init(_ failure: HTTPTransportFailure) {
+        switch failure {
+        case .bodyTooLarge(let limit):
+            self = .alertd(413, "body-too-large", "Request body too large",
+                           detail: "request bodies are limited to \(limit) bytes")
+        case .shuttingDown:
+            self = .shuttingDown
+        case .uriTooLong(let limit):
+            self = .alertd(414, "uri-too-long", "URI too long", detail: "request targets are limited to \(limit) bytes")
+        case .tooManyQueryParameters(let limit):
+            self = .alertd(414, "uri-too-long", "URI too long",
+                           detail: "request targets are limited to \(limit) query parameters")
+        case .headersTooLarge(let limit):
+            self = .alertd(431, "headers-too-large", "Request header fields too large",
+                           detail: "request header lines are limited to \(limit) bytes in all")
+        case .requestTimeout(let seconds):
+            self = .alertd(408, "request-timeout", "Request timeout",
+                           detail: "the request did not arrive within \(seconds) s; send it at once")
+        case .malformedRequest(let reason):
+            self = .alertd(400, "malformed-request", "Malformed request", detail: reason)
+        case .unsupportedTransferCoding(let reason):
+            self = .alertd(501, "unsupported-transfer-coding", "Transfer coding not implemented", detail: reason)
+        case .unreadResponses(true, let limit):
+            self = .alertd(429, "unread-responses", "Too many unread responses",
+                           detail: "answers this client has not read yet hold more than \(limit) bytes; "
+                               + "read them, or use fewer connections at once")
+            headers.add("Retry-After", "1")
+        case .unreadResponses(false, let limit):
+            self = .alertd(503, "unread-responses", "Too many unread responses",
+                           detail: "answers clients have not read yet hold more than \(limit) bytes; retry shortly")
+            headers.add("Retry-After", "1")
+        }
+    }
+}

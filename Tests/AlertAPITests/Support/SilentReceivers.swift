@@ -64,7 +64,9 @@ final class SilentReceivers: Sendable {
         while true {
             let open = state.withLock { $0.stopped ? nil : $0.open }
             guard let open else { break }
-            var entries = (listeners + open).map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
+            // Connections before listeners: a client that closed one connection and then opened another (a
+            // delivery's time limit, then its retry) is seen closing first, so `mostOpen` counts what was open at once.
+            var entries = (open + listeners).map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
             guard poll(&entries, nfds_t(entries.count), 50) >= 0 else { continue }
             for entry in entries where entry.revents != 0 {
                 if listeners.contains(entry.fd) {

@@ -1,8 +1,216 @@
 import AlertCore
 import AlertModel
 import BuildInfo
+import Foundation
+import JSON
 import Locking
 import MicroHTTP
+import Synchronization
+import SystemCalls
+
+/// Request ids: a random per-process prefix and a counter, so making one costs no system call.
+let requestIDs = RequestIDSource()
+
+final class RequestIDSource: Sendable {
+    private let prefix = String(UInt32.random(in: 0x1000_0000...UInt32.max), radix: 16)
+    private let counter = Atomic<UInt64>(0)
+
+    func next() -> String {
+        let number = counter.add(1, ordering: .relaxed).newValue
+        return prefix + "-" + String(number, radix: 16)
+    }
+}
+
+extension APIHandler {
+    /// Tags every response `request` gets with its id and the store's instance (`X-Alertd-Instance`: clients compare
+    /// it to tell a restart that lost their alerts from one that kept them), and counts and logs the request when the
+    /// transport reports its end, whoever answered it: the handler at once, deferred work, a woken waiter, a stream
+    /// when it ends, or the transport at shutdown. A request that ended before any response was queued (the client
+    /// left first) is logged as 499, nginx's "client closed request".
+    func observe(_ request: HTTPRequest, route: String, caller: String?) {
+        let id = Self.requestID(request.headers["x-request-id"])
+        request.addResponseHeader("X-Request-Id", id)
+        request.addResponseHeader("X-Alertd-Instance", store.epoch)
+        let (metrics, log, method) = (self.metrics, self.log, Self.methodLabel(request.method))
+        let client = request.clientAddress
+        request.onFinish { end in
+            Self.record(end.status == 0 ? 499 : end.status, after: end.duration, id: id, route: route, method: method,
+                        caller: caller, client: client, metrics: metrics, log: log)
+        }
+    }
+
+    /// Counts a request in metrics and writes its log line.
+    static func record(_ status: Int, after elapsed: Duration, id: String, route: String, method: String,
+                       caller: String?, client: String?, metrics: Metrics, log: AccessLog) {
+        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
+        metrics.request(route: route, method: method, status: status, seconds: seconds)
+        log.request(id: id, method: method, route: route, status: status, caller: caller, client: client,
+                    seconds: seconds)
+    }
+
+    /// The client's `X-Request-Id` when it is short and plain, else a fresh one.
+    static func requestID(_ given: String?) -> String {
+        if let given, (1...64).contains(given.utf8.count),
+           given.utf8.allSatisfy({ $0 > 32 && $0 < 127 && $0 != 34 && $0 != 92 }) {
+            return given
+        }
+        return requestIDs.next()
+    }
+}
+
+/// Structured request and event logs: one JSON object a line with a timestamp, a level and
+/// a message. Secure field values are never passed to it, so they can never be logged.
+public struct AccessLog: Sendable {
+    let sink: LogSink?
+    let logRequests: Bool
+
+    /// - Parameters:
+    ///   - sink: where lines go; nil for nowhere.
+    ///   - logRequests: whether `request` logs each answered request (`event` always logs).
+    public init(sink: LogSink?, logRequests: Bool) {
+        self.sink = sink
+        self.logRequests = logRequests
+    }
+
+    /// Logs one answered request: its route template (never the id or query), the name of the token that made it
+    /// (never the token), and the client's address (the one a trusted proxy names, behind one).
+    func request(id: String, method: String, route: String, status: Int, caller: String?, client: String?,
+                 seconds: Double) {
+        guard logRequests, let sink else { return }
+        var line = Self.begin("info", "request")
+        line.member("requestId"); line.write(id)
+        line.member("method"); line.write(method)
+        line.member("route"); line.write(route)
+        line.member("status"); line.write(status)
+        if let caller { line.member("caller"); line.write(caller) }
+        if let client { line.member("client"); line.write(client) }
+        line.member("durationMs"); line.write((seconds * 1_000_000).rounded() / 1000)
+        line.endObject()
+        sink.write(line)
+    }
+
+    /// Logs a notable event with string fields.
+    public func event(_ level: String, _ message: String, _ fields: KeyValuePairs<String, String> = [:]) {
+        guard let sink else { return }
+        var line = Self.begin(level, message)
+        for (key, value) in fields {
+            line.key(key); line.write(value)
+        }
+        line.endObject()
+        sink.write(line)
+    }
+
+    private static func begin(_ level: String, _ message: String) -> JSONWriter {
+        var line = JSONWriter(capacity: 192)
+        line.beginObject()
+        line.member("ts"); line.write(RFC3339.format(Date()))
+        line.member("level"); line.write(level)
+        line.member("msg"); line.write(message)
+        return line
+    }
+}
+
+/// Where structured log lines go: one JSON object a line, buffered in memory and written in
+/// batches every 200 ms by a thread of its own, so logging costs a request no system call and a
+/// slow log reader never blocks a request thread.
+public final class LogSink: Sendable {
+    private let buffer = Lock<[UInt8]>([])
+    private let descriptor: Int32
+    private let flushing = Lock(())
+    private let stopped = Lock(false)
+
+    /// - Parameter descriptor: the file descriptor to write to (2 for standard error).
+    public init(descriptor: Int32) {
+        self.descriptor = descriptor
+        // A thread of its own, not a task: a blocked write to a stalled log reader must not
+        // hold one of Swift's cooperative threads.
+        let thread = Thread { [weak self] in
+            while let sink = self, !sink.stopped.withLock({ $0 }) {
+                sink.flush()
+                usleep(200_000)
+            }
+        }
+        thread.name = "alertd-log"
+        thread.start()
+    }
+
+    deinit {
+        stopped.withLock { $0 = true }
+        flush()
+    }
+
+    /// Most bytes buffered between flushes; lines beyond are dropped (not counted) rather
+    /// than letting a stalled log reader grow memory without bound.
+    static let bufferLimit = 8 * 1024 * 1024
+
+    /// Appends one line (the writer's bytes and a newline). Never writes to the descriptor itself:
+    /// a request thread must not block on a slow log reader.
+    func write(_ line: JSONWriter) {
+        buffer.withLock { buffer in
+            guard buffer.count + line.count < Self.bufferLimit else { return }
+            line.withUnsafeBytes { buffer.append(contentsOf: $0) }
+            buffer.append(10)
+        }
+    }
+
+    /// Writes out everything buffered, one flush at a time so batches never interleave.
+    public func flush() {
+        flushing.withLock { _ in
+            let bytes = buffer.withLock { buffer -> [UInt8] in
+                defer { buffer.removeAll(keepingCapacity: true) }
+                return buffer
+            }
+            var offset = 0
+            while offset < bytes.count {
+                do throws(SystemCallError) {
+                    let written = try retryingInterrupts("write") {
+                        bytes[offset...].withUnsafeBytes { Foundation.write(descriptor, $0.baseAddress, $0.count) }
+                    }
+                    if written == 0 { return }
+                    offset += written
+                } catch where error.wouldBlock {
+                    usleep(1000)
+                } catch {
+                    return
+                }
+            }
+        }
+    }
+}
+
+/// A Prometheus histogram: cumulative buckets, a sum and a count.
+struct Histogram: Sendable {
+    /// Upper bounds of the buckets, ascending; `+Inf` is implied.
+    let bounds: [Double]
+    private(set) var counts: [UInt64]
+    private(set) var sum = 0.0
+    private(set) var count: UInt64 = 0
+
+    init(bounds: [Double]) {
+        self.bounds = bounds
+        counts = Array(repeating: 0, count: bounds.count)
+    }
+
+    mutating func observe(_ value: Double) {
+        sum += value
+        count += 1
+        if let bucket = bounds.firstIndex(where: { value <= $0 }) { counts[bucket] += 1 }
+    }
+
+    /// The exposition lines for metric `name`.
+    func lines(_ name: String) -> [String] {
+        var lines: [String] = []
+        var cumulative: UInt64 = 0
+        for (bound, bucketCount) in zip(bounds, counts) {
+            cumulative += bucketCount
+            lines.append("\(name)_bucket{le=\"\(bound)\"} \(cumulative)")
+        }
+        lines.append("\(name)_bucket{le=\"+Inf\"} \(count)")
+        lines.append("\(name)_sum \(sum)")
+        lines.append("\(name)_count \(count)")
+        return lines
+    }
+}
 
 /// What the API counts for `GET /metrics`; the store's own counts are read when rendering.
 public final class Metrics: Sendable {
