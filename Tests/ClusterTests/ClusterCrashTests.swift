@@ -69,6 +69,7 @@ struct ClusterCrashTests {
                 }
             }
             let ledger = policy.ledger
+            var phases = Timeline()
             /// Every producer got `creates` more through, and the policy clients `votes` more votes and `steps` more
             /// rule steps, than `since`.
             func progressed(_ what: String, creates: Int, votes: Int, steps: Int) async throws {
@@ -81,13 +82,16 @@ struct ClusterCrashTests {
                 }
             }
             try await progressed("the load got creates, votes and rule steps through", creates: 10, votes: 6, steps: 4)
+            phases.mark("load")
 
             // PostgreSQL crashes under the load; after its restart every instance shows what was acknowledged before.
             let beforeCrash = ledger.snapshot()
             try await postgres.crash(crash)
             try await postgres.start()
             try await progressed("the load got through again after the crash", creates: 5, votes: 4, steps: 3)
+            phases.mark("crash and recovery")
             try await expectPolicyKept(beforeCrash, ledger, on: nodes, postgres: postgres, when: "after the crash")
+            phases.mark("checks")
 
             // Then an instance is SIGKILLed under the load: the others, and one started after it, show what it and
             // they acknowledged.
@@ -97,7 +101,9 @@ struct ClusterCrashTests {
             let fresh = try await ClusterNode(database: postgres.url, arguments: ["--tokens-file", tokens.path],
                                               token: PolicyLoad.Tokens.admin)
             let live = [nodes[0], nodes[1], fresh]
+            phases.mark("kill and a new instance")
             try await expectPolicyKept(beforeKill, ledger, on: live, postgres: postgres, when: "after the kill")
+            phases.mark("checks")
 
             producers.forEach { $0.stop() }
             policy.stop()
@@ -105,7 +111,6 @@ struct ClusterCrashTests {
             #expect(producers.allSatisfy { !$0.answered.isEmpty }, "every producer got answers through too")
             #expect(ledger.failures.isEmpty, "\(ledger.failures.count) replies wrong: \(ledger.failures.prefix(10))")
             let counts = ledger.counts
-            print("ClusterCrashTests (\(crash.testDescription)): \(counts.sorted { $0.key < $1.key })")
             for kind in ["ballots raced", "quorums reached", "vetoes", "rules removed", "rule answers",
                          "left pending by a removed rule"] {
                 #expect((counts[kind] ?? 0) > 0, "the load made no \(kind): \(counts)")
@@ -114,6 +119,10 @@ struct ClusterCrashTests {
             try await expectPolicyKept(ledger.snapshot(), ledger, on: live, postgres: postgres, when: "at the end")
             try await expectKept(producers, on: live, since: start)
             try await expectSameAsPostgres(producers, on: live, postgres: postgres)
+            phases.mark("last checks")
+            print("ClusterCrashTests (\(crash.testDescription)): \(phases); acknowledged: "
+                + "\(producers.map(\.acknowledged.count).reduce(0, +)) creates, "
+                + counts.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }.joined(separator: ", "))
             await fresh.stop()
         }
     }
@@ -158,5 +167,25 @@ struct ClusterCrashTests {
             #expect(try await a.index() == shown, "A applied nothing more")
             await b.stop()
         }
+    }
+}
+
+/// How long each phase of a test took, for its summary line.
+struct Timeline: CustomStringConvertible {
+    private var last = ContinuousClock.now
+    private var phases: [(String, Duration)] = []
+
+    /// Ends the phase named `name` now.
+    mutating func mark(_ name: String) {
+        let now = ContinuousClock.now
+        phases.append((name, now - last))
+        last = now
+    }
+
+    var description: String {
+        phases.map { name, duration in
+            let seconds = Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+            return "\(name) \(String(format: "%.1f", seconds)) s"
+        }.joined(separator: ", ")
     }
 }

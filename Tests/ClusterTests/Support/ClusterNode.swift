@@ -22,15 +22,18 @@ final class ClusterNode: Sendable {
         self.token = token
     }
 
+    /// The `Authorization` header of `token`, or none.
+    var authorization: [(String, String)] {
+        token.map { [("Authorization", "Bearer \($0)")] } ?? []
+    }
+
     /// Sends a request and reads the whole response.
     func request(
         _ method: String, _ target: String, json body: String? = nil, headers: [(String, String)] = [],
         timeout: Double = 30
     ) async throws -> WireResponse {
         var all = headers
-        if let token, !headers.contains(where: { $0.0 == "Authorization" }) {
-            all.append(("Authorization", "Bearer \(token)"))
-        }
+        if !headers.contains(where: { $0.0 == "Authorization" }) { all += authorization }
         if body != nil { all.append(("Content-Type", "application/json")) }
         return try await RawHTTP.exchange(RawHTTP.request(method, target, headers: all, body: body.map { Array($0.utf8) }),
                                           port: port, timeout: TestTime.bound(timeout))

@@ -96,7 +96,8 @@ func expectKept(_ producers: [Producer], on nodes: [ClusterNode], since start: U
     var histories: [[SSEMessage]] = []
     let head = try await nodes[0].index()
     for node in nodes {
-        let stream = try SSEClient(port: node.port, headers: [("Last-Event-ID", "\(start)")], lifetime: 120)
+        let stream = try SSEClient(port: node.port, headers: [("Last-Event-ID", "\(start)")] + node.authorization,
+                                   lifetime: 120)
         try await eventually("\(node.port) streams its history") {
             stream.received.last.map { ($0.index ?? 0) >= head } ?? (head == start)
         }
