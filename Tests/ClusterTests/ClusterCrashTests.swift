@@ -81,7 +81,7 @@ struct ClusterCrashTests {
                         && ledger.count(of: "rule steps") >= since.2 + steps
                 }
             }
-            try await progressed("the load got creates, votes and rule steps through", creates: 10, votes: 6, steps: 4)
+            try await progressed("the load got creates, votes and rule steps through", creates: 10, votes: 12, steps: 6)
             phases.mark("load")
 
             // PostgreSQL crashes under the load; after its restart every instance shows what was acknowledged before.
@@ -111,7 +111,7 @@ struct ClusterCrashTests {
             #expect(producers.allSatisfy { !$0.answered.isEmpty }, "every producer got answers through too")
             #expect(ledger.failures.isEmpty, "\(ledger.failures.count) replies wrong: \(ledger.failures.prefix(10))")
             let counts = ledger.counts
-            for kind in ["ballots raced", "quorums reached", "vetoes", "rules removed", "rule answers",
+            for kind in ["ballots raced", "quorums reached", "vetoes", "ballots dismissed", "rules removed", "rule answers",
                          "left pending by a removed rule"] {
                 #expect((counts[kind] ?? 0) > 0, "the load made no \(kind): \(counts)")
             }
