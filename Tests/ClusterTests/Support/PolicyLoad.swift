@@ -188,7 +188,10 @@ final class PolicyLoad: Sendable {
                 await createUnruled(by: rule, through: step)
             } else {
                 let name = live.remove(at: Int.random(in: live.indices)).name
-                if let source = await removeRule(name, through: step) { removed.append((name, source)) }
+                if let source = await removeRule(name, through: step) {
+                    removed.append((name, source))
+                    await createUnruled(by: (name, source), through: step + 1)
+                }
             }
             ledger.count("rule steps")
             try? await Task.sleep(for: .milliseconds(40))
