@@ -116,7 +116,8 @@ final class CommitWriter: @unchecked Sendable {
             return
         }
         queue.append(command)
-        condition.signal()
+        // A catch-up queued while the database is unreachable waits for the next reconnect of the back-off.
+        if case .unreachable = unavailable, command.isCatchUp {} else { condition.signal() }
         condition.unlock()
     }
 
@@ -168,9 +169,10 @@ final class CommitWriter: @unchecked Sendable {
     /// catch-ups.
     ///
     /// A catch-up stays queued until the writer's next attempt to reach the database: it asks for what another
-    /// instance committed (an alert created there a moment ago), and done without it, its request would answer that
-    /// the alert does not exist (`404`) just after a restart of PostgreSQL. A reconnect that fails completes it
-    /// (`failCatchUps`): the request then answers from what this instance holds, as every read does meanwhile.
+    /// instance committed (an alert created there a moment ago), and done without it, its request would answer from
+    /// what this instance holds, without that alert, although PostgreSQL is back. A reconnect that fails completes it
+    /// (`failCatchUps`); the request then answers from what this instance holds, as every read does meanwhile (an
+    /// alert it does not hold is `503` then, not `404`: `APIHandler`).
     private func setUnavailable(_ refusal: Refusal?) {
         condition.lock()
         unavailable = refusal

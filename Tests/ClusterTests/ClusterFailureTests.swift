@@ -180,12 +180,15 @@ struct ClusterFailureTests {
                     return made?.status == 201
                 }
                 let id = try made!.json().string("id")
-                // A write B sends on a connection the restart broke, before it noticed, is refused (503); a retry is made.
-                var answer = try await b.request("POST", "/v1/alerts/\(id)/response", json: #"{"buttonIndex":1}"#)
-                if answer.status == 503 {
+                // A write B sends on a connection the restart broke, before it noticed, is refused (503), and so are
+                // the writes until it reconnected; a retry is made then. Never 404.
+                var answer: WireResponse?
+                try await eventually("B takes the answer", within: 20) {
                     answer = try await b.request("POST", "/v1/alerts/\(id)/response", json: #"{"buttonIndex":1}"#)
+                    return answer?.status != 503
                 }
-                #expect(answer.status == 200, "round \(round): B answered the answer of \(id), acknowledged by A, with \(answer)")
+                let shown = answer.map { "\($0)" } ?? "-"
+                #expect(answer?.status == 200, "round \(round): B answered the answer of \(id), acknowledged by A, with \(shown)")
                 let read = try await b.request("GET", "/v1/alerts/\(id)")
                 #expect(read.status == 200, "round \(round): B answered a read of \(id) with \(read)")
             }
