@@ -70,6 +70,13 @@ public struct APIHandler: HTTPHandler {
                 // In a cluster, an alert created on another instance a moment ago may not be applied here yet.
                 return (.deferred {
                     await store.catchUp()
+                    if match.route.template.text.hasPrefix("/v1/alerts/"), store.snapshot(of: match.id) == nil,
+                       let reason = store.authority?.unavailableReason {
+                        // Not here, and the database, which may hold it, could not be asked: not a 404.
+                        return .response(Problem(AlertStoreError(kind: .unavailable, message: "alertd cannot look "
+                            + "for alert \(match.id.rawValue) in its database right now (\(reason)); try again "
+                            + "shortly")).response)
+                    }
                     do throws(Problem) {
                         return try endpoint.answer(self, route)
                     } catch {

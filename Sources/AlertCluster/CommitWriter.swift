@@ -101,10 +101,11 @@ final class CommitWriter: @unchecked Sendable {
         fail(left, .shuttingDown)
     }
 
-    /// Queues a command; fails it at once while the database is unreachable or no longer matches the store.
+    /// Queues a command; fails it at once while the database is unreachable or no longer matches the store, except a
+    /// catch-up, which waits for the writer's next attempt to reach the database (see `setUnavailable`).
     func submit(_ command: Command) {
         condition.lock()
-        if let refusal = unavailable ?? (stopped ? .shuttingDown : nil) {
+        if let refusal = stopped ? .shuttingDown : (command.isCatchUp ? nil : unavailable) {
             condition.unlock()
             fail([command], refusal)
             return
@@ -115,7 +116,8 @@ final class CommitWriter: @unchecked Sendable {
             return
         }
         queue.append(command)
-        condition.signal()
+        // A catch-up queued while the database is unreachable waits for the next reconnect of the back-off.
+        if case .unreachable = unavailable, command.isCatchUp {} else { condition.signal() }
         condition.unlock()
     }
 
@@ -136,6 +138,7 @@ final class CommitWriter: @unchecked Sendable {
                     backoff = 0.05
                 } catch {
                     setUnavailable(.unreachable(error.description))
+                    failCatchUps()
                     guard waitWhileDown(seconds: backoff) else { return }
                     backoff = min(backoff * 2, 2)
                     continue
@@ -162,14 +165,38 @@ final class CommitWriter: @unchecked Sendable {
         }
     }
 
-    /// Records why writes are refused (nil: they are taken again); a refusal fails everything queued.
+    /// Records why writes are refused (nil: they are taken again); a refusal fails everything queued but the
+    /// catch-ups.
+    ///
+    /// A catch-up stays queued until the writer's next attempt to reach the database: it asks for what another
+    /// instance committed (an alert created there a moment ago), and done without it, its request would answer from
+    /// what this instance holds, without that alert, although PostgreSQL is back. A reconnect that fails completes it
+    /// (`failCatchUps`); the request then answers from what this instance holds, as every read does meanwhile (an
+    /// alert it does not hold is `503` then, not `404`: `APIHandler`).
     private func setUnavailable(_ refusal: Refusal?) {
         condition.lock()
         unavailable = refusal
-        let left = refusal == nil ? [] : queue
-        if refusal != nil { queue = [] }
+        let left = refusal == nil ? [] : queue.filter { !$0.isCatchUp }
+        if refusal != nil { queue.removeAll { !$0.isCatchUp } }
         condition.unlock()
         if let refusal { fail(left, refusal) }
+    }
+
+    /// Completes the queued catch-ups: the database cannot be reached to read anything more.
+    private func failCatchUps() {
+        condition.lock()
+        let left = queue.filter(\.isCatchUp)
+        queue.removeAll(where: \.isCatchUp)
+        condition.unlock()
+        fail(left, .unreachable("reconnecting"))
+    }
+
+    /// Puts catch-ups back at the front of the queue, for the writer's next connection.
+    private func requeue(_ catchUps: [Command]) {
+        guard !catchUps.isEmpty else { return }
+        condition.lock()
+        queue.insert(contentsOf: catchUps, at: 0)
+        condition.unlock()
     }
 
     /// Whether writes are refused because the last one did not finish in time.
@@ -235,7 +262,8 @@ final class CommitWriter: @unchecked Sendable {
             if connection.isOK { _ = try? connection.execute("ROLLBACK") }
             if !connection.isOK {
                 setUnavailable(.unreachable(error.description))
-                fail(batch, .unreachable(error.description))
+                requeue(batch.filter(\.isCatchUp))  // for the reconnect (`setUnavailable`)
+                fail(batch.filter { !$0.isCatchUp }, .unreachable(error.description))
             } else if error.isTimeout {
                 // Trying each change alone would hold every write for as long as the lock is: refuse them all until
                 // a probe gets through.
@@ -611,6 +639,11 @@ extension CommitWriter.Command {
         case .change, .rule: true
         case .catchUp, .delivery: false
         }
+    }
+
+    /// Whether the command is a catch-up: it waits for a reconnect rather than fail (`setUnavailable`).
+    var isCatchUp: Bool {
+        if case .catchUp = self { true } else { false }
     }
 
     /// Whether the command reads what the database holds before it decides (a rule change, a vote, an escalation

@@ -147,4 +147,51 @@ struct ClusterFailureTests {
             }
         }
     }
+
+    @Test("While PostgreSQL is down, an alert made on another instance just before is 503 on this one, not 404")
+    func unknownWhileDown() async throws {
+        try await withCluster(instances: 2) { postgres, nodes in
+            // B's follower is stopped, so that B has not applied A's create when PostgreSQL goes down.
+            nodes[1].send(SIGSTOP)
+            let id = try await nodes[0].create("Made on A")
+            try await postgres.stop()
+            nodes[1].send(SIGCONT)
+            for (method, target, body) in [("POST", "/v1/alerts/\(id)/response", #"{"buttonIndex":1}"#),
+                                           ("GET", "/v1/alerts/\(id)", nil)] {
+                let refused = try await nodes[1].request(method, target, json: body)
+                #expect(refused.status == 503, "\(method) \(target) on B: \(refused)")
+                #expect(refused.headers["retry-after"] == "5")
+            }
+            try await postgres.start()
+        }
+    }
+
+    @Test("Just after PostgreSQL restarted, an instance answers for an alert another one made: it catches up once it reconnects rather than answer 404")
+    func answerAfterRestart() async throws {
+        try await withCluster(instances: 2) { postgres, nodes in
+            let (a, b) = (nodes[0], nodes[1])
+            for round in 1...3 {
+                try await postgres.stop()
+                try await postgres.start()
+                // A is back first (its create is retried until it is made); B may not have reconnected yet.
+                var made: WireResponse?
+                try await eventually("A takes a create again", within: 20) {
+                    made = try await a.request("POST", "/v1/alerts", json: ClusterNode.draft("round \(round)"))
+                    return made?.status == 201
+                }
+                let id = try made!.json().string("id")
+                // A write B sends on a connection the restart broke, before it noticed, is refused (503), and so are
+                // the writes until it reconnected; a retry is made then. Never 404.
+                var answer: WireResponse?
+                try await eventually("B takes the answer", within: 20) {
+                    answer = try await b.request("POST", "/v1/alerts/\(id)/response", json: #"{"buttonIndex":1}"#)
+                    return answer?.status != 503
+                }
+                let shown = answer.map { "\($0)" } ?? "-"
+                #expect(answer?.status == 200, "round \(round): B answered the answer of \(id), acknowledged by A, with \(shown)")
+                let read = try await b.request("GET", "/v1/alerts/\(id)")
+                #expect(read.status == 200, "round \(round): B answered a read of \(id) with \(read)")
+            }
+        }
+    }
 }

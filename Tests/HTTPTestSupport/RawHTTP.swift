@@ -18,6 +18,12 @@ public struct WireResponse: Sendable {
     }
 
     public var text: String { String(decoding: body, as: UTF8.self) }
+
+    /// Whether the whole response arrived (its `Content-Length` bytes; none for a 204): only then was anything
+    /// acknowledged.
+    public var isWhole: Bool {
+        status == 204 || headers["content-length"].flatMap(Int.init) == body.count
+    }
 }
 
 public struct RawHTTPError: Error, CustomStringConvertible {

@@ -6,6 +6,8 @@ import Testing
 /// One real `alertd --database URL` (an `AlertdProcess`) on an ephemeral port, with what the cluster tests ask of it.
 final class ClusterNode: Sendable {
     let process: AlertdProcess
+    /// The bearer token every request carries unless it names its own `Authorization`, or nil.
+    let token: String?
 
     /// Its port.
     var port: Int { process.port }
@@ -13,9 +15,16 @@ final class ClusterNode: Sendable {
     /// What it wrote on standard error so far.
     var standardError: String { process.standardError }
 
-    /// Starts `alertd --database url` and waits until it serves.
-    init(database url: String, arguments: [String] = []) async throws {
+    /// Starts `alertd --database url` and waits until it serves; its requests carry `token` (when alertd runs with
+    /// tokens).
+    init(database url: String, arguments: [String] = [], token: String? = nil) async throws {
         process = try await AlertdProcess.start(arguments: ["--database", url, "--access-log", "off"] + arguments)
+        self.token = token
+    }
+
+    /// The `Authorization` header of `token`, or none.
+    var authorization: [(String, String)] {
+        token.map { [("Authorization", "Bearer \($0)")] } ?? []
     }
 
     /// Sends a request and reads the whole response.
@@ -24,6 +33,7 @@ final class ClusterNode: Sendable {
         timeout: Double = 30
     ) async throws -> WireResponse {
         var all = headers
+        if !headers.contains(where: { $0.0 == "Authorization" }) { all += authorization }
         if body != nil { all.append(("Content-Type", "application/json")) }
         return try await RawHTTP.exchange(RawHTTP.request(method, target, headers: all, body: body.map { Array($0.utf8) }),
                                           port: port, timeout: TestTime.bound(timeout))
@@ -106,16 +116,16 @@ func eventually(
     throw RawHTTPError(description: "timed out: \(what)")
 }
 
-/// PostgreSQL (with `options` added to its settings) and `count` alertd instances on it (each given `arguments`),
-/// stopped and removed after `body`, also when it fails.
+/// PostgreSQL (with `options` added to its settings) and `count` alertd instances on it (each given `arguments`, its
+/// requests carrying `token`), stopped and removed after `body`, also when it fails.
 func withCluster(
-    instances count: Int = 3, arguments: [String] = [], postgres options: String = "",
+    instances count: Int = 3, arguments: [String] = [], postgres options: String = "", token: String? = nil,
     _ body: (ScratchPostgres, [ClusterNode]) async throws -> Void
 ) async throws {
     let postgres = try await ScratchPostgres.start(options: options)
     var nodes: [ClusterNode] = []
     do {
-        for _ in 0..<count { nodes.append(try await ClusterNode(database: postgres.url, arguments: arguments)) }
+        for _ in 0..<count { nodes.append(try await ClusterNode(database: postgres.url, arguments: arguments, token: token)) }
         try await body(postgres, nodes)
     } catch {
         for node in nodes { await node.kill() }

@@ -1,5 +1,6 @@
 import Foundation
 import HTTPTestSupport
+import JSON
 import Locking
 import Testing
 
@@ -95,7 +96,8 @@ func expectKept(_ producers: [Producer], on nodes: [ClusterNode], since start: U
     var histories: [[SSEMessage]] = []
     let head = try await nodes[0].index()
     for node in nodes {
-        let stream = try SSEClient(port: node.port, headers: [("Last-Event-ID", "\(start)")], lifetime: 120)
+        let stream = try SSEClient(port: node.port, headers: [("Last-Event-ID", "\(start)")] + node.authorization,
+                                   lifetime: 120)
         try await eventually("\(node.port) streams its history") {
             stream.received.last.map { ($0.index ?? 0) >= head } ?? (head == start)
         }
@@ -110,19 +112,23 @@ func expectKept(_ producers: [Producer], on nodes: [ClusterNode], since start: U
 }
 
 /// Every node serves exactly the alerts PostgreSQL holds, each in the state PostgreSQL has (no id it did not get
-/// from it, none missing), and every acknowledged answer is in PostgreSQL as made.
+/// from it, none missing), each shown alike by every node (its votes and Result included; pass one started after the
+/// load, which read them from PostgreSQL alone), and exactly the rules PostgreSQL holds; every acknowledged answer
+/// is in PostgreSQL as made.
 func expectSameAsPostgres(_ producers: [Producer], on nodes: [ClusterNode], postgres: ScratchPostgres) async throws {
-    var stored: [String: String] = [:]
+    var states: [String: String] = [:]
     for line in try await postgres.sql("SELECT id, state FROM alertd_alerts").split(separator: "\n") {
         let columns = line.split(separator: "|", omittingEmptySubsequences: false).map(String.init)
         guard columns.count == 2 else { continue }
-        stored[columns[0]] = columns[1] == "pending" ? "pending" : "resolved"
+        states[columns[0]] = columns[1]
     }
-    for id in producers.flatMap(\.answered) {
-        #expect(try await postgres.sql("SELECT state FROM alertd_alerts WHERE id = '\(id)'") == "answered",
-                "the acknowledged answer of \(id) is in PostgreSQL")
-    }
+    let unanswered = producers.flatMap(\.answered).filter { states[$0] != "answered" }
+    #expect(unanswered.isEmpty, "acknowledged answers PostgreSQL does not hold: \(unanswered.prefix(5))")
+    let stored = states.mapValues { $0 == "pending" ? "pending" : "resolved" }
+    let rules = try await postgres.sql("SELECT name FROM alertd_rules ORDER BY name").split(separator: "\n")
+        .map(String.init)
     let head = try await postgres.sql("SELECT head FROM alertd_cluster")
+    var first: [String: JSONObject]?
     for node in nodes {
         try await eventually("\(node.port) reached PostgreSQL's head \(head)") {
             try await node.index() >= UInt64(head) ?? 0
@@ -131,17 +137,28 @@ func expectSameAsPostgres(_ producers: [Producer], on nodes: [ClusterNode], post
         #expect(shown.count == stored.count, "\(node.port) shows \(shown.count) alerts; PostgreSQL: \(stored.count)")
         let foreign = shown.filter { stored[$0.key] == nil }.map(\.key)
         let missing = stored.filter { shown[$0.key] == nil }.map(\.key)
-        let differing = shown.filter { entry in stored[entry.key].map { $0 != entry.value } ?? false }.map(\.key)
+        let differing = shown.filter { entry in
+            stored[entry.key].map { $0 != entry.value["state"]?.stringValue } ?? false
+        }.map(\.key)
         #expect(foreign.isEmpty, "\(node.port) serves ids PostgreSQL does not hold: \(foreign.prefix(5))")
         #expect(missing.isEmpty, "\(node.port) lacks ids PostgreSQL holds: \(missing.prefix(5))")
         #expect(differing.isEmpty, "\(node.port) shows another state than PostgreSQL for \(differing.prefix(5))")
+        if let first {
+            let unlike = shown.filter { entry in first[entry.key].map { $0 != entry.value } ?? false }.map(\.key)
+            #expect(unlike.isEmpty,
+                    "\(node.port) shows \(unlike.count) alerts otherwise than \(nodes[0].port): \(unlike.prefix(5))")
+        }
+        first = first ?? shown
+        let listed = (try await node.request("GET", "/v1/rules").json()["rules"]?.arrayValue ?? [])
+            .compactMap { $0["name"]?.stringValue }.sorted()
+        #expect(listed == rules, "\(node.port) lists the rules \(listed); PostgreSQL holds \(rules)")
     }
 }
 
 extension ClusterNode {
-    /// Every alert this instance lists (`state=all`, every page): its state by id.
-    func alerts() async throws -> [String: String] {
-        var states: [String: String] = [:]
+    /// Every alert this instance lists (`state=all`, every page), by id.
+    func alerts() async throws -> [String: JSONObject] {
+        var alerts: [String: JSONObject] = [:]
         var after: String?
         repeat {
             let target = "/v1/alerts?state=all&limit=1000" + (after.map { "&after=\($0)" } ?? "")
@@ -150,10 +167,10 @@ extension ClusterNode {
             let body = try page.json()
             for alert in body["alerts"]?.arrayValue ?? [] {
                 guard let object = alert.objectValue, let id = object["id"]?.stringValue else { continue }
-                states[id] = object["state"]?.stringValue ?? "?"
+                alerts[id] = object
             }
             after = body["next"]?.int64Value.map { String($0) }
         } while after != nil
-        return states
+        return alerts
     }
 }
