@@ -65,9 +65,14 @@ struct ClusterPolicyTests {
                 """#, headers: producer)
             try #require(chained.status == 201, "\(chained)")
             let chainedID = try chained.json().string("id")
-            // Before the step only alice may answer, on every instance.
-            let early = try await b.request("POST", "/v1/alerts/\(id)/response", json: #"{"buttonIndex":1}"#,
-                                            headers: [("Authorization", "Bearer \(Self.bob)")])
+            // Before its step only alice may answer (an alert whose step is far off, so that a slow machine cannot
+            // pass it before the answer).
+            let later = try await a.request("POST", "/v1/alerts", json: #"""
+                {"title":"Later?","presenter":"team","responders":["alice"],
+                 "escalation":[{"after":600,"presenter":"oncall","groups":["oncall"]}]}
+                """#, headers: producer)
+            let early = try await b.request("POST", "/v1/alerts/\(try later.json().string("id"))/response",
+                                            json: #"{"buttonIndex":0}"#, headers: [("Authorization", "Bearer \(Self.bob)")])
             #expect(early.status == 403, "\(early)")
             for node in nodes {
                 let read = { try await node.request("GET", "/v1/alerts/\(id)", headers: producer).json() }
