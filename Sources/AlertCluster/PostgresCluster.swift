@@ -1,5 +1,6 @@
 import AlertCore
 import AlertModel
+import Foundation
 
 /// Several alertd instances on one PostgreSQL: the database decides every change (`CommitWriter`), every instance's
 /// store is a cache of what it committed, fed in commit order by the writer after its own commits and by the
@@ -13,6 +14,8 @@ public final class PostgresCluster: StoreAuthorityService {
     private let writer: CommitWriter
     private let follower: EventFollower
     private let counters = ClusterCounters()
+    /// The responder page's link key and used links, shared by every instance.
+    public let links: ClusterLinks
 
     /// Connects, makes or migrates the schema, and reads what the database holds.
     ///
@@ -31,6 +34,7 @@ public final class PostgresCluster: StoreAuthorityService {
             try ClusterSchema.migrate(connection)
             try ClusterSchema.verify(connection)
             durabilityWarnings = try Self.durabilityWarnings(connection)
+            links = try ClusterLinks(url: url, connection: connection, now: Int64(Date().timeIntervalSince1970))
             image = try ClusterEvents.image(connection, retention: configuration.retention,
                                             history: configuration.eventHistory)
             feed = StoreFeed(head: image.changeIndex, last: image.events.last)

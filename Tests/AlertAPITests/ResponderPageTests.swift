@@ -541,3 +541,77 @@ struct LinkRestartTests {
             ("csrf", ResponderPageTests.Browser.csrf(in: page)), ("l", String(link.split(separator: "l=").last ?? ""))])
     }
 }
+
+@Suite("ntfy credentials")
+struct NotifyCredentialTests {
+    static let token = "tk_AgQdq7mVBoFD37zQVN29RhuMzNIz"
+
+    @Test("a token file gives Bearer, user:password gives Basic; both ways at once, or a bad one, are refused")
+    func commandLine() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("alertd-ntfy-\(UUID())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = directory.appendingPathComponent("ntfy-token").path
+        try "\(Self.token)\n".write(toFile: file, atomically: true, encoding: .utf8)
+        func configuration(_ arguments: [String], _ environment: [String: String] = [:]) throws(ConfigurationError)
+            -> AlertdConfiguration {
+            guard case .run(let configuration) = try AlertdConfiguration.command(
+                arguments: ["--notify", "https://ntfy.example/alerts"] + arguments, environment: environment)
+            else { throw ConfigurationError(description: "not a run") }
+            return configuration
+        }
+        #expect(try configuration(["--notify-token-file", file]).notifyCredential?.authorization
+                    == "Bearer \(Self.token)")
+        let basic = try configuration([], ["ALERTD_NOTIFY_TOKEN": "alertd:pa ss:word"]).notifyCredential
+        #expect(basic?.authorization == "Basic " + Data("alertd:pa ss:word".utf8).base64EncodedString())
+        #expect("\(basic!)" == "a user:password", "never shown")
+        #expect(throws: ConfigurationError.self) {
+            try configuration(["--notify-token-file", file], ["ALERTD_NOTIFY_TOKEN": Self.token])
+        }
+        let missing = directory.appendingPathComponent("missing").path
+        #expect(throws: ConfigurationError.self) { try configuration(["--notify-token-file", missing]) }
+        try "\n".write(toFile: file, atomically: true, encoding: .utf8)
+        #expect(throws: ConfigurationError.self) { try configuration(["--notify-token-file", file]) }
+        #expect(throws: ConfigurationError.self) { try configuration([], ["ALERTD_NOTIFY_TOKEN": "tk_a\r\nX-Evil: 1"]) }
+        // A bad target's message does not repeat the password in it.
+        do throws(ConfigurationError) {
+            _ = try configuration(["--notify", "https://alertd:hunter2@ntfy.example/"])
+            Issue.record("a topic URL without a topic was taken")
+        } catch {
+            #expect(!error.description.contains("hunter2") && error.description.contains("***@ntfy.example"),
+                    "\(error.description)")
+        }
+    }
+
+    @Test("alertd sends ntfy the token as Bearer and a URL's user:password as Basic, and never logs or shows them")
+    func sentNeverShown() async throws {
+        let tokened = try WebhookReceiver(statuses: [503, 200])
+        defer { tokened.stop() }
+        let own = try WebhookReceiver()
+        defer { own.stop() }
+        let webhook = try WebhookReceiver()
+        defer { webhook.stop() }
+        let child = try await AlertdProcess.start(arguments: [
+            "--notify", tokened.url("/alerts"), "--notify", "http://alertd:p%40ss@127.0.0.1:\(own.port)/alerts",
+            "--notify-webhook", webhook.url(),
+        ], environment: ["ALERTD_NOTIFY_TOKEN": Self.token])
+        let created = try await child.send("POST", "/v1/alerts", body: #"{"title":"Deploy?","buttons":["No","Yes"]}"#,
+                                           headers: [("Content-Type", "application/json")])
+        #expect(created.status == 201)
+        #expect(await TestTime.until(every: .milliseconds(20)) {
+            tokened.requests.count >= 2 && !own.requests.isEmpty && !webhook.requests.isEmpty
+        }, "the first ntfy attempt fails (503) and is retried")
+        #expect(tokened.requests.allSatisfy { $0.headers["authorization"] == "Bearer \(Self.token)" })
+        #expect(own.requests.first?.headers["authorization"]
+                    == "Basic " + Data("alertd:p@ss".utf8).base64EncodedString(), "the URL's own, not the token")
+        #expect(own.requests.first?.target == "/" && own.requests.first?.headers["host"] == "127.0.0.1:\(own.port)")
+        #expect(webhook.requests.first?.headers["authorization"] == nil, "the ntfy token is for ntfy targets")
+        let metrics = try await child.send("GET", "/metrics").text
+        #expect(await child.stop() == 0)
+        #expect(child.standardError.contains("notification failed"), "\(child.standardError)")
+        for secret in [Self.token, "p%40ss", "p@ss", Data("alertd:p@ss".utf8).base64EncodedString()] {
+            #expect(!child.standardError.contains(secret) && !child.standardOutput.contains(secret)
+                        && !metrics.contains(secret), "\(secret) shown")
+        }
+    }
+}

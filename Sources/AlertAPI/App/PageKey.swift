@@ -7,10 +7,8 @@ import Darwin
 /// The key that signs the page's single-alert links and CSRF tokens.
 ///
 /// With a data dir it is the file `page-key` there: 32 random bytes, made mode 0600 on the first start and read on
-/// every later one, so links stay valid across restarts. Memory only, each process makes its own. A cluster
-/// (`--database`) gets a process key for CSRF but signs no links: instances would each need the same key, and
-/// alertd keeps no secret in PostgreSQL yet, so a link there would open on one instance and fail on the next
-/// (alertd logs this at start).
+/// every later one, so links stay valid across restarts. In a cluster (`--database`) it is the one PostgreSQL keeps
+/// for every instance (`shared`). Memory only, each process makes its own.
 public struct PageKey: Sendable {
     let bytes: [UInt8]
     /// Whether links are signed with it.
@@ -19,6 +17,11 @@ public struct PageKey: Sendable {
     /// A key of this process only.
     public static func ephemeral(signsLinks: Bool = true) -> PageKey {
         PageKey(bytes: Base64URL.randomBytes(32), signsLinks: signsLinks)
+    }
+
+    /// A key kept elsewhere (a cluster's, in PostgreSQL); nil unless it is 32 bytes.
+    public static func shared(_ bytes: [UInt8]) -> PageKey? {
+        bytes.count == 32 ? PageKey(bytes: bytes, signsLinks: true) : nil
     }
 
     /// The key in `directory/page-key`, made there when missing.
