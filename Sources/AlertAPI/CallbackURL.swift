@@ -69,8 +69,9 @@ struct CallbackURL: Sendable, Equatable {
 
     /// The URL without its user information, and that as Basic credentials (percent-decoded), nil without.
     var withoutUserinfo: (url: CallbackURL, credential: NotifyCredential?) {
-        guard let userinfo,
-              let bare = try? CallbackURL(parsing: "\(scheme.rawValue)://\(authority)\(target)") else { return (self, nil) }
+        guard let userinfo, let bare = try? CallbackURL(parsing: "\(scheme.rawValue)://\(authority)\(target)") else {
+            return (self, nil)
+        }
         return (bare, NotifyCredential(basic: userinfo.removingPercentEncoding ?? userinfo))
     }
 

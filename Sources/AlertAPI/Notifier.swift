@@ -212,7 +212,9 @@ public final class Notifier: Sendable {
         let schedule = sender.schedule
         var delay = schedule.firstDelay
         var headers = [("X-Alertd-Alert", alert.rawValue)]
-        if let credential = target.credential(credential) { headers.append(("Authorization", credential.authorization)) }
+        if let credential = target.credential(credential) {
+            headers.append(("Authorization", credential.authorization))
+        }
         for attempt in 1...max(1, schedule.attempts) {
             guard let failure = await sender.post(body, to: target.url, headers: headers, policy: policy) else {
                 return false
@@ -246,11 +248,11 @@ public final class Notifier: Sendable {
         let signs = responder != nil || tokensOpen
         // Without tokens the page needs no sign-in (and serves loopback only): the alert's own address will do.
         let view = responder != nil
-            ? pages.signLink(alert: alert.id, responder: name).map { "\(publicURL)/app/link?l=\($0)" } : nil
+            ? "\(publicURL)/app/link?l=\(pages.signLink(alert: alert.id, responder: name))" : nil
         var answers: [(AlertButton, String)] = []
         if signs, alert.fields.isEmpty, alert.buttons.count <= 3 {
             for button in alert.buttons {
-                guard let token = pages.signLink(alert: alert.id, responder: name, button: button.index) else { break }
+                let token = pages.signLink(alert: alert.id, responder: name, button: button.index)
                 answers.append((button, "\(publicURL)/app/answer?l=\(token)"))
             }
         }

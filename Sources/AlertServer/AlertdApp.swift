@@ -175,7 +175,7 @@ public final class AlertdApp: Sendable {
     /// The key of the responder page's links and CSRF tokens: the cluster's, kept in PostgreSQL for every instance;
     /// kept in the data dir; this process's own in memory.
     private static func pageKey(_ configuration: AlertdConfiguration, cluster: PostgresCluster?) throws -> PageKey {
-        if let cluster, let key = PageKey.shared(cluster.links.key) { return key }
+        if let cluster { return PageKey.shared(cluster.links.key) }
         guard let directory = configuration.dataDirectory else { return .ephemeral() }
         return try PageKey.stored(in: directory)
     }

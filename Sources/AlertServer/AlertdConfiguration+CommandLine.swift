@@ -222,7 +222,8 @@ extension AlertdConfiguration {
             $0.notifyCredentialFile = $1
             return !$1.isEmpty
         },
-        Setting(nil, "ALERTD_NOTIFY_TOKEN", "what --notify targets are sent, as in --notify-token-file (environment only)") {
+        Setting(nil, "ALERTD_NOTIFY_TOKEN",
+                "what --notify targets are sent, as in --notify-token-file (environment only)") {
             guard let credential = NotifyCredential($1) else { return false }
             $0.notifyCredential = credential
             return true

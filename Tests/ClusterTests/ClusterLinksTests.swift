@@ -19,8 +19,8 @@ struct ClusterLinksTests {
 
     /// Creates an alert on `node`; returns its id.
     static func create(_ title: String, on node: ClusterNode) async throws -> String {
-        let created = try await node.request("POST", "/v1/alerts", json: #"{"title":"\#(title)","buttons":["No","Yes"]}"#,
-                                             headers: producer)
+        let created = try await node.request("POST", "/v1/alerts",
+                                             json: #"{"title":"\#(title)","buttons":["No","Yes"]}"#, headers: producer)
         try #require(created.status == 201, "\(created)")
         return try created.json().string("id")
     }

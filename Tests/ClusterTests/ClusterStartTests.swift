@@ -105,8 +105,8 @@ struct ClusterStartTests {
             try await postgres.sql("INSERT INTO alertd_schema (version) VALUES (4)")
             let older = try await AlertdProcess.run(["--port", "0", "--database", postgres.url])
             #expect(older.status == 1)
-            #expect(older.standardError.contains("the database has alertd schema version 4, newer than this alertd's (3)"),
-                    "\(older.standardError)")
+            #expect(older.standardError.contains(
+                "the database has alertd schema version 4, newer than this alertd's (3)"), "\(older.standardError)")
         }
     }
 }

@@ -33,10 +33,8 @@ public final class PageAccess: Sendable {
     /// How long the links this alertd signs stay usable.
     let linkLifetime: TimeInterval
 
-    /// The key of links and CSRF tokens: from the data dir, or this process's own.
+    /// The key of links and CSRF tokens: the data dir's, the cluster's, or this process's own.
     let key: [UInt8]
-    /// Whether links may be signed and used (see `PageKey`).
-    let linksEnabled: Bool
     private let sessions = Lock<[String: Session]>([:])
     /// Links already used, by nonce, until they would have expired anyway.
     private let usedLinks: Lock<[String: Date]>
@@ -49,7 +47,6 @@ public final class PageAccess: Sendable {
                 usedLinks: (any LinkUseRecord)? = nil) {
         self.key = key.bytes
         self.linkLifetime = linkLifetime
-        linksEnabled = key.signsLinks
         record = usedLinks
         self.usedLinks = Lock(usedLinks?.restored ?? [:])
     }
@@ -112,12 +109,10 @@ public final class PageAccess: Sendable {
         let button: Int?
     }
 
-    /// A link's token (`/app/link?l=TOKEN`) for `responder` to answer `alert`, valid for `lifetime`; nil when links
-    /// are off.
+    /// A link's token (`/app/link?l=TOKEN`) for `responder` to answer `alert`, valid for `lifetime`.
     /// With `button`, an answer link (`POST /app/answer?l=TOKEN`) that chooses that button.
     public func signLink(alert: AlertID, responder: String, button: Int? = nil, lifetime: TimeInterval? = nil,
-                         now: Date = Date()) -> String? {
-        guard linksEnabled else { return nil }
+                         now: Date = Date()) -> String {
         let lifetime = lifetime ?? linkLifetime
         let expires = Int64((now.timeIntervalSince1970 + lifetime).rounded(.down))
         let payload = Array(("v1\n\(alert.rawValue)\n\(responder)\n\(expires)\n\(Base64URL.random(12))\n"
@@ -127,7 +122,7 @@ public final class PageAccess: Sendable {
 
     /// Why a link is refused.
     enum LinkRefusal: Error, Equatable {
-        case malformed, badSignature, expired, used, disabled
+        case malformed, badSignature, expired, used
         /// Its use could not be recorded in the data dir, so it was not honoured (it may be tried again).
         case unrecorded
 
@@ -139,7 +134,6 @@ public final class PageAccess: Sendable {
             switch self {
             case .used: "This link was used already: a link works once"
             case .expired: "This link has expired"
-            case .disabled: "This alertd signs no links"
             case .unrecorded: "alertd could not record this link's use, so it was not used: try again later"
             case .malformed, .badSignature: "This is not a link alertd signed"
             }
@@ -169,7 +163,6 @@ public final class PageAccess: Sendable {
 
     /// A link's token checked, not marked used.
     func read(_ token: String, now: Date = Date()) throws(LinkRefusal) -> Link {
-        guard linksEnabled else { throw .disabled }
         let parts = token.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 2, token.utf8.count < 1024, let payload = Base64URL.decode(parts[0]),
               let signature = Base64URL.decode(parts[1]) else { throw .malformed }
