@@ -101,7 +101,7 @@ public struct NotifyCredential: Sendable, Equatable, CustomStringConvertible {
 /// Each notification carries the alert's single-alert link for the `--notify-responder` (signed by `PageAccess`) and,
 /// for an alert without fields and with at most three buttons, one answer link per button: ntfy shows them as `http`
 /// action buttons that answer from the notification itself. Deliveries live in memory; a restart loses those still
-/// retrying unless a data dir keeps them (`NotifyOutbox`).
+/// retrying unless a data dir or the cluster keeps them (`NotifyRecord`).
 public final class Notifier: Sendable {
     private let targets: [NotifyTarget]
     /// What ntfy targets are sent unless their URL has its own (`NotifyTarget.credential`).
@@ -115,8 +115,8 @@ public final class Notifier: Sendable {
     private let tokensOpen: Bool
     private let metrics: Metrics
     private let log: AccessLog
-    /// The notifications not done yet, kept in the data dir; nil in memory.
-    private let outbox: NotifyOutbox?
+    /// The notifications not done yet, kept in the data dir or the cluster; nil in memory.
+    private let outbox: (any NotifyRecord)?
     /// Targets still to finish, by alert, for the outbox's `finished`.
     private let remaining = Lock<[AlertID: Int]>([:])
     /// Operator-given targets: every address is allowed (the allow list is for producers' callbacks).
@@ -130,7 +130,8 @@ public final class Notifier: Sendable {
     ///   - responder: the responder links name (`--notify-responder`); nil: no links, only the page's address
     ///     (sign-in needed). In open mode links need no responder.
     public init(targets: [NotifyTarget], sender: WebhookSender, pages: PageAccess, publicURL: String?,
-                responder: String?, tokensOpen: Bool, metrics: Metrics, log: AccessLog, outbox: NotifyOutbox? = nil,
+                responder: String?, tokensOpen: Bool, metrics: Metrics, log: AccessLog,
+                outbox: (any NotifyRecord)? = nil,
                 credential: NotifyCredential? = nil) {
         self.tokensOpen = tokensOpen
         self.credential = credential
@@ -182,9 +183,12 @@ public final class Notifier: Sendable {
         }
     }
 
-    /// Sends again the notifications a restart interrupted (`NotifyOutbox.outstanding`), of alerts still pending.
-    public func resend(_ alerts: [Alert]) {
-        for alert in alerts where alert.result == nil { created(alert) }
+    /// Sends again the notifications a restart (or, in a cluster, another instance's end) left unfinished, of the
+    /// alerts still pending in `store`; the others' are finished.
+    public func resend(_ ids: [AlertID], from store: AlertStore) {
+        for id in ids {
+            if let alert = store.snapshot(of: id), alert.result == nil { created(alert) } else { outbox?.finished(id) }
+        }
     }
 
     /// One target is done with the alert (its last attempt made); the outbox hears when all are.

@@ -12,6 +12,9 @@
 /// - `alertd_page_key` (version 3): one row, the key that signs the responder page's links (hex), made by the first
 ///   instance to start (`ClusterLinks`).
 /// - `alertd_used_links` (version 3): the nonce of every single-alert link used, until it expires (Unix seconds).
+/// - `alertd_notify_outbox` (version 3): the pending alerts whose push notifications are not done, each leased to
+///   the instance sending them; the function `alertd_notify_enqueue` adds one as its alert is inserted, once an
+///   instance with notify targets has made the trigger (`ClusterNotifications`).
 enum ClusterSchema {
     /// The version this build writes.
     static let version = 3
@@ -60,11 +63,27 @@ enum ClusterSchema {
         "CREATE TABLE alertd_rules (name text PRIMARY KEY, rule text NOT NULL)",
     ]
 
-    /// The statements that bring version 2 to version 3: the links' key and the record of used links.
+    /// The statements that bring version 2 to version 3: the links' key, the record of used links, and the outbox of
+    /// notifications.
     private static let version3 = [
         "CREATE TABLE alertd_page_key (id integer PRIMARY KEY CHECK (id = 1), key text NOT NULL)",
         "CREATE TABLE alertd_used_links (nonce text PRIMARY KEY, expires_at bigint NOT NULL)",
         "CREATE INDEX alertd_used_links_expiry ON alertd_used_links (expires_at)",
+        """
+        CREATE TABLE alertd_notify_outbox (
+            alert_id text PRIMARY KEY REFERENCES alertd_alerts (id) ON DELETE CASCADE,
+            lease_until bigint NOT NULL
+        )
+        """,
+        "CREATE INDEX alertd_notify_outbox_due ON alertd_notify_outbox (lease_until)",
+        """
+        CREATE FUNCTION alertd_notify_enqueue() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN
+            INSERT INTO alertd_notify_outbox (alert_id, lease_until)
+            VALUES (NEW.id, extract(epoch FROM clock_timestamp())::bigint + \(ClusterNotifications.lease));
+            RETURN NULL;
+        END $$
+        """,
     ]
 
     /// Makes or migrates the schema, once even when several instances start together (under an advisory lock).
@@ -111,6 +130,7 @@ extension ClusterSchema {
         ("alertd_rules", "name", "text"), ("alertd_rules", "rule", "text"),
         ("alertd_page_key", "id", "integer"), ("alertd_page_key", "key", "text"),
         ("alertd_used_links", "nonce", "text"), ("alertd_used_links", "expires_at", "bigint"),
+        ("alertd_notify_outbox", "alert_id", "text"), ("alertd_notify_outbox", "lease_until", "bigint"),
     ]
 
     /// The unique constraints the writes rely on (an `ON CONFLICT` needs the one on the idempotency key), by the
@@ -118,7 +138,7 @@ extension ClusterSchema {
     private static let constraints = [
         "alertd_cluster_pkey", "alertd_alerts_pkey", "alertd_alerts_sequence_key",
         "alertd_alerts_owner_key_idempotency_key_key", "alertd_events_pkey", "alertd_deliveries_pkey", "alertd_rules_pkey",
-        "alertd_page_key_pkey", "alertd_used_links_pkey",
+        "alertd_page_key_pkey", "alertd_used_links_pkey", "alertd_notify_outbox_pkey",
     ]
 
     /// Checks that the tables are as this version makes them and agree with each other: every column with its

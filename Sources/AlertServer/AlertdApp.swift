@@ -59,7 +59,8 @@ public final class AlertdApp: Sendable {
         self.configuration = configuration
         self.transport = transport
         let authority = try configuration.database.map {
-            try PostgresCluster(url: $0, configuration: configuration.store, webhookLease: configuration.webhookLease)
+            try PostgresCluster(url: $0, configuration: configuration.store, webhookLease: configuration.webhookLease,
+                                notifies: !configuration.notifyTargets.isEmpty)
         }
         self.authority = authority
         // The webhook sender needs the store and the store needs the sender; the relay lets the store
@@ -130,10 +131,13 @@ public final class AlertdApp: Sendable {
         let pages = PageAccess(key: try Self.pageKey(configuration, cluster: authority),
                                linkLifetime: TimeInterval(configuration.linkLifetime.components.seconds),
                                usedLinks: usedLinks)
-        let outbox = try configuration.notifyTargets.isEmpty ? nil
+        // Notifications are sent at least once across restarts (and an instance's end): the data dir or the cluster
+        // keeps those not done.
+        let fileOutbox = try configuration.notifyTargets.isEmpty ? nil
             : configuration.dataDirectory.map { directory throws(ConfigurationError) in
                 try NotifyOutbox(directory: directory)
             }
+        let outbox: (any NotifyRecord)? = authority?.notifications.map(ClusterNotifyRecord.init) ?? fileOutbox
         let notifier = configuration.notifyTargets.isEmpty ? nil : Notifier(
             targets: configuration.notifyTargets, sender: sender, pages: pages,
             publicURL: configuration.publicURL, responder: configuration.notifyResponder,
@@ -161,8 +165,10 @@ public final class AlertdApp: Sendable {
             throw error
         }
         notifier?.serving(at: url)
-        // Notifications a restart interrupted go out again (at least once).
-        if let notifier, let outbox { notifier.resend(outbox.outstanding.compactMap { store.snapshot(of: $0) }) }
+        // Notifications a restart interrupted go out again (at least once); in a cluster, those of an instance that
+        // ended, once their lease passes.
+        if let notifier, let fileOutbox { notifier.resend(fileOutbox.outstanding, from: store) }
+        if let notifier { authority?.notifications?.start { notifier.resend($0, from: store) } }
         if let server { metrics.observeUnreadBytes { [weak server] in server?.unreadResponseBytes ?? 0 } }
         // Restored alerts whose timeout passed meanwhile expire now, and deliveries not yet done start again.
         store.run({ store in store.resume() }, then: { _ in })
@@ -281,6 +287,18 @@ private struct ClusterLinkRecord: LinkUseRecord {
         case .usedBefore: .usedBefore
         case .unrecorded: .unrecorded
         }
+    }
+}
+
+/// The cluster's outbox of notifications (`ClusterNotifications`, in PostgreSQL) as the notifier tells one.
+private struct ClusterNotifyRecord: NotifyRecord {
+    let notifications: ClusterNotifications
+
+    /// Nothing to do: the create's own transaction added the alert's row.
+    func started(_ id: AlertID) {}
+
+    func finished(_ id: AlertID) {
+        notifications.finished(id)
     }
 }
 

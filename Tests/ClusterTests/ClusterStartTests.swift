@@ -68,7 +68,8 @@ struct ClusterStartTests {
             let kept = try await nodes[0].create("kept")
             await nodes[0].stop()
             // What an alertd before rules left: version 1, without alertd_rules and rules_version (nor links).
-            try await postgres.sql("DROP TABLE alertd_page_key, alertd_used_links")
+            try await postgres.sql("DROP TABLE alertd_page_key, alertd_used_links, alertd_notify_outbox")
+            try await postgres.sql("DROP FUNCTION alertd_notify_enqueue")
             try await postgres.sql("DROP TABLE alertd_rules")
             try await postgres.sql("ALTER TABLE alertd_cluster DROP COLUMN rules_version")
             try await postgres.sql("UPDATE alertd_schema SET version = 1")
@@ -92,8 +93,9 @@ struct ClusterStartTests {
                                                   json: #"{"name":"all","match":{"title":"never"},"button":"OK"}"#)
             #expect(rule.status == 201, "\(rule)")
             await nodes[0].stop()
-            // What an alertd before links in a cluster left: version 2, without alertd_page_key and alertd_used_links.
-            try await postgres.sql("DROP TABLE alertd_page_key, alertd_used_links")
+            // What an alertd before links in a cluster left: version 2, without the links' tables nor the outbox.
+            try await postgres.sql("DROP TABLE alertd_page_key, alertd_used_links, alertd_notify_outbox")
+            try await postgres.sql("DROP FUNCTION alertd_notify_enqueue")
             try await postgres.sql("UPDATE alertd_schema SET version = 2")
             let node = try await ClusterNode(database: postgres.url)
             #expect(try await node.request("GET", "/v1/alerts/\(kept)").status == 200)

@@ -144,3 +144,40 @@ struct ClusterLinksTests {
         }
     }
 }
+
+/// Push notifications from a cluster: the outbox in PostgreSQL, so that each target gets every new alert at least
+/// once although the instance that took the create ends while it is still retrying.
+@Suite("Cluster: notifications", .serialized)
+struct ClusterNotifyTests {
+    @Test("An instance killed while its notification is retried leaves it to another, which sends it once the lease passes; a sent one leaves no row")
+    func atLeastOnce() async throws {
+        // Down at first: the creating instance is still retrying when it is killed.
+        let receiver = try WebhookReceiver(statuses: [503, 503, 503, 503, 503, 503, 200])
+        defer { receiver.stop() }
+        try await withCluster(instances: 2, arguments: ["--notify-webhook", receiver.url()]) { postgres, nodes in
+            let id = try await nodes[0].create("Across an instance's end")
+            #expect(try await postgres.sql("SELECT count(*) FROM alertd_notify_outbox") == "1",
+                    "the row is the create's, committed with it")
+            try await eventually("the first attempt") { !receiver.requests.isEmpty }
+            await nodes[0].kill()
+            let before = receiver.requests.count
+            #expect(try await postgres.sql("SELECT count(*) FROM alertd_notify_outbox WHERE alert_id = '\(id)'") == "1")
+            // The lease (5 minutes from the create) passes.
+            try await postgres.sql("UPDATE alertd_notify_outbox SET lease_until = 0")
+            try await eventually("the other instance sends it until the receiver takes it (its 7th)", within: 60) {
+                receiver.requests.count >= 7
+            }
+            #expect(receiver.requests.count > before)
+            #expect(receiver.requests.allSatisfy { $0.json.objectValue?["alert"]?.objectValue?["id"]?.stringValue == id })
+            try await eventually("and its row goes once sent", within: 30) {
+                try await postgres.sql("SELECT count(*) FROM alertd_notify_outbox") == "0"
+            }
+            // A notification the creating instance sent leaves no row either.
+            _ = try await nodes[1].create("Sent at once")
+            try await eventually("notified") { receiver.requests.count >= 8 }
+            try await eventually("its row goes", within: 30) {
+                try await postgres.sql("SELECT count(*) FROM alertd_notify_outbox") == "0"
+            }
+        }
+    }
+}
