@@ -447,6 +447,11 @@ struct NotifyRestartTests {
         }) { _ in
             #expect(await TestTime.until(every: .milliseconds(20)) { !up.requests.isEmpty }, "sent again")
             #expect(up.requests.first?.json["alert"]?["id"]?.stringValue == id)
+            // Done once the outbox says so (a moment after the receiver's answer), not before.
+            let outbox = directory.appendingPathComponent("notify-outbox")
+            #expect(await TestTime.until(every: .milliseconds(20)) {
+                ((try? String(contentsOf: outbox, encoding: .utf8)) ?? "").contains("-\(id)\n")
+            })
         }
         // Delivered now: a third start sends nothing.
         let quiet = try WebhookReceiver()
