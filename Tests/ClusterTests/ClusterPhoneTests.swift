@@ -119,6 +119,33 @@ struct ClusterLinksTests {
         }
     }
 
+    @Test("Instances that start together on a new database make one link key between them, and share it")
+    func oneKeyWhenStartedTogether() async throws {
+        let file = try Self.tokensFile()
+        defer { try? FileManager.default.removeItem(at: file) }
+        let receiver = try WebhookReceiver()
+        defer { receiver.stop() }
+        let arguments = ["--tokens-file", file.path, "--notify-webhook", receiver.url(), "--notify-responder", "bob"]
+        try await withCluster(instances: 0) { postgres, _ in
+            async let a = ClusterNode(database: postgres.url, arguments: arguments)
+            async let b = ClusterNode(database: postgres.url, arguments: arguments)
+            async let c = ClusterNode(database: postgres.url, arguments: arguments)
+            let nodes = try await [a, b, c]
+            #expect(try await postgres.sql("SELECT count(*) FROM alertd_page_key") == "1")
+            for (index, node) in nodes.enumerated() {
+                _ = try await Self.create("Made on \(index)", on: node)
+            }
+            try await eventually("every instance notified its create") { receiver.requests.count >= 3 }
+            let links = Self.links(receiver)
+            for index in nodes.indices {
+                let (opened, _) = try await Self.use(try #require(links["Made on \(index)"]).view,
+                                                     on: nodes[(index + 1) % nodes.count])
+                #expect(opened.status == 303, "signed on \(index), opened on the next: \(opened)")
+            }
+            for node in nodes { await node.stop() }
+        }
+    }
+
     @Test("Used links are pruned once expired; a link whose use cannot be recorded is refused with 503, not honoured")
     func prunedAndUnrecorded() async throws {
         let file = try Self.tokensFile()
