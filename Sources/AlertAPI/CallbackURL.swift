@@ -67,6 +67,14 @@ struct CallbackURL: Sendable, Equatable {
         "\(scheme.rawValue)://\(authority)\(path)"
     }
 
+    /// The URL without its user information, and that as Basic credentials (percent-decoded), nil without.
+    var withoutUserinfo: (url: CallbackURL, credential: NotifyCredential?) {
+        guard let userinfo, let bare = try? CallbackURL(parsing: "\(scheme.rawValue)://\(authority)\(target)") else {
+            return (self, nil)
+        }
+        return (bare, NotifyCredential(basic: userinfo.removingPercentEncoding ?? userinfo))
+    }
+
     /// Parses and checks `text`.
     /// - Throws: `Invalid` naming the first thing that is wrong.
     init(parsing text: String) throws(Invalid) {

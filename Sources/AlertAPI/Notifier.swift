@@ -14,10 +14,17 @@ public struct NotifyTarget: Sendable, Equatable {
     }
 
     let kind: Kind
-    /// Where the POST goes.
+    /// Where the POST goes, without the user information the URL was given with.
     let url: CallbackURL
+    /// The `user:password` the URL was given with, as the Basic credential of this target alone.
+    let own: NotifyCredential?
 
-    /// `--notify URL`: an ntfy topic URL, `http[s]://host[:port][/prefix]/TOPIC`.
+    private init(kind: Kind, url: CallbackURL) {
+        self.kind = kind
+        (self.url, own) = url.withoutUserinfo
+    }
+
+    /// `--notify URL`: an ntfy topic URL, `http[s]://[user:password@]host[:port][/prefix]/TOPIC`.
     public static func ntfy(_ text: String) -> NotifyTarget? {
         guard let parsed = try? CallbackURL(parsing: text), parsed.query == nil,
               let slash = text.lastIndex(of: "/") else { return nil }
@@ -32,6 +39,60 @@ public struct NotifyTarget: Sendable, Equatable {
     public static func webhook(_ text: String) -> NotifyTarget? {
         (try? CallbackURL(parsing: text)).map { NotifyTarget(kind: .webhook, url: $0) }
     }
+
+    /// `text` as a message may show it: a URL's user information (a `--notify` or `--database` password) as `***`.
+    public static func redacted(_ text: String) -> String {
+        guard let scheme = text.range(of: "://") else { return text }
+        let rest = text[scheme.upperBound...]
+        let authorityEnd = rest.firstIndex { $0 == "/" || $0 == "?" } ?? rest.endIndex
+        guard let at = rest[..<authorityEnd].lastIndex(of: "@") else { return text }
+        return String(text[..<scheme.upperBound]) + "***" + String(rest[at...])
+    }
+
+    /// The credential this target is sent: its URL's own, else (for ntfy) `--notify-token-file`'s.
+    func credential(_ shared: NotifyCredential?) -> NotifyCredential? {
+        switch kind {
+        case .ntfy: own ?? shared
+        case .webhook: own
+        }
+    }
+}
+
+/// What alertd presents to ntfy when a topic needs it (`--notify-token-file`, `ALERTD_NOTIFY_TOKEN`, or a
+/// `--notify` URL's `user:password`): an access token (`tk_…`), sent as `Authorization: Bearer`, or `user:password`,
+/// sent as `Authorization: Basic`, as ntfy's publish API takes them. It is never shown: its `description` says only
+/// which kind it is.
+public struct NotifyCredential: Sendable, Equatable, CustomStringConvertible {
+    /// The `Authorization` header's value.
+    let authorization: String
+
+    /// A token, or `user:password` when the text holds a colon (an ntfy access token never does); leading and
+    /// trailing white space (a file's last line break) is dropped. Nil when empty, or when it holds a control
+    /// character (a line break inside would end the header).
+    public init?(_ text: String) {
+        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !trimmed.isEmpty, !trimmed.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F })
+        else { return nil }
+        if trimmed.contains(":") {
+            self.init(basic: trimmed)
+        } else {
+            guard !trimmed.contains(" ") else { return nil }
+            self.init(authorization: "Bearer \(trimmed)")
+        }
+    }
+
+    /// `user:password` as Basic credentials.
+    init(basic userPassword: String) {
+        self.init(authorization: "Basic \(Data(userPassword.utf8).base64EncodedString())")
+    }
+
+    private init(authorization: String) {
+        self.authorization = authorization
+    }
+
+    public var description: String {
+        authorization.hasPrefix("Bearer") ? "an ntfy access token" : "a user:password"
+    }
 }
 
 /// Sends every new alert to the `--notify` targets: after the create is answered, never in its way, through the
@@ -40,9 +101,11 @@ public struct NotifyTarget: Sendable, Equatable {
 /// Each notification carries the alert's single-alert link for the `--notify-responder` (signed by `PageAccess`) and,
 /// for an alert without fields and with at most three buttons, one answer link per button: ntfy shows them as `http`
 /// action buttons that answer from the notification itself. Deliveries live in memory; a restart loses those still
-/// retrying unless a data dir keeps them (`NotifyOutbox`).
+/// retrying unless a data dir or the cluster keeps them (`NotifyRecord`).
 public final class Notifier: Sendable {
     private let targets: [NotifyTarget]
+    /// What ntfy targets are sent unless their URL has its own (`NotifyTarget.credential`).
+    private let credential: NotifyCredential?
     private let sender: WebhookSender
     private let pages: PageAccess
     /// The base of links: `--public-url`, or alertd's own address once its port is known (`serving(at:)`).
@@ -52,8 +115,8 @@ public final class Notifier: Sendable {
     private let tokensOpen: Bool
     private let metrics: Metrics
     private let log: AccessLog
-    /// The notifications not done yet, kept in the data dir; nil in memory.
-    private let outbox: NotifyOutbox?
+    /// The notifications not done yet, kept in the data dir or the cluster; nil in memory.
+    private let outbox: (any NotifyRecord)?
     /// Targets still to finish, by alert, for the outbox's `finished`.
     private let remaining = Lock<[AlertID: Int]>([:])
     /// Operator-given targets: every address is allowed (the allow list is for producers' callbacks).
@@ -67,8 +130,11 @@ public final class Notifier: Sendable {
     ///   - responder: the responder links name (`--notify-responder`); nil: no links, only the page's address
     ///     (sign-in needed). In open mode links need no responder.
     public init(targets: [NotifyTarget], sender: WebhookSender, pages: PageAccess, publicURL: String?,
-                responder: String?, tokensOpen: Bool, metrics: Metrics, log: AccessLog, outbox: NotifyOutbox? = nil) {
+                responder: String?, tokensOpen: Bool, metrics: Metrics, log: AccessLog,
+                outbox: (any NotifyRecord)? = nil,
+                credential: NotifyCredential? = nil) {
         self.tokensOpen = tokensOpen
+        self.credential = credential
         self.outbox = outbox
         self.targets = targets
         self.sender = sender
@@ -117,9 +183,12 @@ public final class Notifier: Sendable {
         }
     }
 
-    /// Sends again the notifications a restart interrupted (`NotifyOutbox.outstanding`), of alerts still pending.
-    public func resend(_ alerts: [Alert]) {
-        for alert in alerts where alert.result == nil { created(alert) }
+    /// Sends again the notifications a restart (or, in a cluster, another instance's end) left unfinished, of the
+    /// alerts still pending in `store`; the others' are finished.
+    public func resend(_ ids: [AlertID], from store: AlertStore) {
+        for id in ids {
+            if let alert = store.snapshot(of: id), alert.result == nil { created(alert) } else { outbox?.finished(id) }
+        }
     }
 
     /// One target is done with the alert (its last attempt made); the outbox hears when all are.
@@ -146,9 +215,14 @@ public final class Notifier: Sendable {
     private func deliver(_ body: [UInt8], to target: NotifyTarget, alert: AlertID) async -> Bool {
         let schedule = sender.schedule
         var delay = schedule.firstDelay
+        var headers = [("X-Alertd-Alert", alert.rawValue)]
+        if let credential = target.credential(credential) {
+            headers.append(("Authorization", credential.authorization))
+        }
         for attempt in 1...max(1, schedule.attempts) {
-            guard let failure = await sender.post(body, to: target.url, headers: [("X-Alertd-Alert", alert.rawValue)],
-                                                  policy: policy) else { return false }
+            guard let failure = await sender.post(body, to: target.url, headers: headers, policy: policy) else {
+                return false
+            }
             let final = failure == nil || attempt >= schedule.attempts
             metrics.notify(failure == nil ? "delivered" : (final ? "failed" : "retry"))
             guard let failure else { return true }
@@ -178,11 +252,11 @@ public final class Notifier: Sendable {
         let signs = responder != nil || tokensOpen
         // Without tokens the page needs no sign-in (and serves loopback only): the alert's own address will do.
         let view = responder != nil
-            ? pages.signLink(alert: alert.id, responder: name).map { "\(publicURL)/app/link?l=\($0)" } : nil
+            ? "\(publicURL)/app/link?l=\(pages.signLink(alert: alert.id, responder: name))" : nil
         var answers: [(AlertButton, String)] = []
         if signs, alert.fields.isEmpty, alert.buttons.count <= 3 {
             for button in alert.buttons {
-                guard let token = pages.signLink(alert: alert.id, responder: name, button: button.index) else { break }
+                let token = pages.signLink(alert: alert.id, responder: name, button: button.index)
                 answers.append((button, "\(publicURL)/app/answer?l=\(token)"))
             }
         }

@@ -7,12 +7,22 @@ import AlertCore
 import AlertModel
 import Locking
 
+/// Where the notifications not yet done are kept, so that they are sent again after a restart (and, in a cluster,
+/// by another instance): the data dir's `NotifyOutbox`, or the cluster's outbox in PostgreSQL, wired by alertd.
+/// The `Notifier` tells it, and does not know which it is.
+public protocol NotifyRecord: Sendable {
+    /// The alert's notifications start, before its create is answered.
+    func started(_ id: AlertID)
+    /// Every target had its last attempt at the alert's notification.
+    func finished(_ id: AlertID)
+}
+
 /// The notifications not yet done, in the data dir (`notify-outbox`), so that a restart sends them again: at least
 /// once across a restart. A line `+ID` when an alert's notifications start, `-ID` once every target has had its
 /// last attempt; at start the file is read, compacted to the alerts still outstanding, and those still pending
 /// are notified again (a target may then get one twice). Written with `write(2)` in append mode and not synced:
 /// it survives alertd being killed, not the machine losing power between a create and its notification.
-public final class NotifyOutbox: Sendable {
+public final class NotifyOutbox: NotifyRecord {
     private let path: String
     private let descriptor: Lock<Int32>
     /// The alerts outstanding when alertd started, oldest first.
@@ -46,13 +56,11 @@ public final class NotifyOutbox: Sendable {
         descriptor.withLock { _ = close($0) }
     }
 
-    /// The alert's notifications started.
-    func started(_ id: AlertID) {
+    public func started(_ id: AlertID) {
         append("+\(id.rawValue)\n")
     }
 
-    /// Every target had its last attempt at the alert's notification.
-    func finished(_ id: AlertID) {
+    public func finished(_ id: AlertID) {
         append("-\(id.rawValue)\n")
     }
 

@@ -9,9 +9,15 @@
 /// - `alertd_deliveries`: the callback of each resolved alert that has one; an instance claims a pending one by
 ///   setting `lease_until` (`FOR UPDATE SKIP LOCKED`), and it is claimable again once the lease passes.
 /// - `alertd_rules` (version 2): every rule that answers alerts, its JSON in `rule`.
+/// - `alertd_page_key` (version 3): one row, the key that signs the responder page's links (hex), made by the first
+///   instance to start (`ClusterLinks`).
+/// - `alertd_used_links` (version 3): the nonce of every single-alert link used, until it expires (Unix seconds).
+/// - `alertd_notify_outbox` (version 3): the pending alerts whose push notifications are not done, each leased to
+///   the instance sending them; the function `alertd_notify_enqueue` adds one as its alert is inserted, once an
+///   instance with notify targets has made the trigger (`ClusterNotifications`).
 enum ClusterSchema {
     /// The version this build writes.
-    static let version = 2
+    static let version = 3
 
     /// The statements that bring an empty database to version 1.
     private static let version1 = [
@@ -57,6 +63,29 @@ enum ClusterSchema {
         "CREATE TABLE alertd_rules (name text PRIMARY KEY, rule text NOT NULL)",
     ]
 
+    /// The statements that bring version 2 to version 3: the links' key, the record of used links, and the outbox of
+    /// notifications.
+    private static let version3 = [
+        "CREATE TABLE alertd_page_key (id integer PRIMARY KEY CHECK (id = 1), key text NOT NULL)",
+        "CREATE TABLE alertd_used_links (nonce text PRIMARY KEY, expires_at bigint NOT NULL)",
+        "CREATE INDEX alertd_used_links_expiry ON alertd_used_links (expires_at)",
+        """
+        CREATE TABLE alertd_notify_outbox (
+            alert_id text PRIMARY KEY REFERENCES alertd_alerts (id) ON DELETE CASCADE,
+            lease_until bigint NOT NULL
+        )
+        """,
+        "CREATE INDEX alertd_notify_outbox_due ON alertd_notify_outbox (lease_until)",
+        """
+        CREATE FUNCTION alertd_notify_enqueue() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN
+            INSERT INTO alertd_notify_outbox (alert_id, lease_until)
+            VALUES (NEW.id, extract(epoch FROM clock_timestamp())::bigint + \(ClusterNotifications.lease));
+            RETURN NULL;
+        END $$
+        """,
+    ]
+
     /// Makes or migrates the schema, once even when several instances start together (under an advisory lock).
     ///
     /// - Throws: `PGError` when the database is unreachable, refuses, or has a newer schema than this build knows.
@@ -72,7 +101,8 @@ enum ClusterSchema {
         guard found < version else { return }
         try connection.execute("BEGIN")
         do {
-            for statement in (found < 1 ? version1 : []) + version2 { try connection.execute(statement) }
+            let steps = (found < 1 ? version1 : []) + (found < 2 ? version2 : []) + version3
+            for statement in steps { try connection.execute(statement) }
             try connection.execute("INSERT INTO alertd_schema (version) VALUES ($1)", [String(version)])
             try connection.execute("COMMIT")
         } catch {
@@ -83,7 +113,7 @@ enum ClusterSchema {
 }
 
 extension ClusterSchema {
-    /// Every column version 2 has, by table, with its type as `information_schema.columns` names it.
+    /// Every column version 3 has, by table, with its type as `information_schema.columns` names it.
     private static let columns: [(table: String, column: String, type: String)] = [
         ("alertd_schema", "version", "integer"),
         ("alertd_cluster", "id", "integer"), ("alertd_cluster", "head", "bigint"), ("alertd_cluster", "epoch", "text"),
@@ -98,6 +128,9 @@ extension ClusterSchema {
         ("alertd_deliveries", "attempts", "integer"), ("alertd_deliveries", "last_error", "text"),
         ("alertd_deliveries", "lease_until", "bigint"),
         ("alertd_rules", "name", "text"), ("alertd_rules", "rule", "text"),
+        ("alertd_page_key", "id", "integer"), ("alertd_page_key", "key", "text"),
+        ("alertd_used_links", "nonce", "text"), ("alertd_used_links", "expires_at", "bigint"),
+        ("alertd_notify_outbox", "alert_id", "text"), ("alertd_notify_outbox", "lease_until", "bigint"),
     ]
 
     /// The unique constraints the writes rely on (an `ON CONFLICT` needs the one on the idempotency key), by the
@@ -105,6 +138,7 @@ extension ClusterSchema {
     private static let constraints = [
         "alertd_cluster_pkey", "alertd_alerts_pkey", "alertd_alerts_sequence_key",
         "alertd_alerts_owner_key_idempotency_key_key", "alertd_events_pkey", "alertd_deliveries_pkey", "alertd_rules_pkey",
+        "alertd_page_key_pkey", "alertd_used_links_pkey", "alertd_notify_outbox_pkey",
     ]
 
     /// Checks that the tables are as this version makes them and agree with each other: every column with its

@@ -1,5 +1,6 @@
 import AlertCore
 import AlertModel
+import Foundation
 
 /// Several alertd instances on one PostgreSQL: the database decides every change (`CommitWriter`), every instance's
 /// store is a cache of what it committed, fed in commit order by the writer after its own commits and by the
@@ -13,6 +14,10 @@ public final class PostgresCluster: StoreAuthorityService {
     private let writer: CommitWriter
     private let follower: EventFollower
     private let counters = ClusterCounters()
+    /// The responder page's link key and used links, shared by every instance.
+    public let links: ClusterLinks
+    /// The outbox of push notifications, with `notifies`; nil without notify targets.
+    public let notifications: ClusterNotifications?
 
     /// Connects, makes or migrates the schema, and reads what the database holds.
     ///
@@ -21,16 +26,20 @@ public final class PostgresCluster: StoreAuthorityService {
     ///   - configuration: The store's retention and event history: how much of the database the image holds.
     ///   - webhookLease: How long a webhook delivery this instance claimed stays its own after each attempt; then
     ///     another instance may claim it (this one died, or stopped trying).
+    ///   - notifies: Whether this instance pushes new alerts (`--notify`): it then keeps and claims the outbox.
     /// - Throws: `ClusterError` when the database cannot be reached, its schema is newer than this build's, or its
     ///   tables are damaged (`ClusterSchema.verify`).
     public init(
-        url: String, configuration: AlertStore.Configuration, webhookLease: Duration = .seconds(60)
+        url: String, configuration: AlertStore.Configuration, webhookLease: Duration = .seconds(60),
+        notifies: Bool = false
     ) throws(ClusterError) {
         do {
             let connection = try PGConnection(url)
             try ClusterSchema.migrate(connection)
             try ClusterSchema.verify(connection)
             durabilityWarnings = try Self.durabilityWarnings(connection)
+            links = try ClusterLinks(url: url, connection: connection, now: Int64(Date().timeIntervalSince1970))
+            notifications = notifies ? try ClusterNotifications(url: url, connection: connection) : nil
             image = try ClusterEvents.image(connection, retention: configuration.retention,
                                             history: configuration.eventHistory)
             feed = StoreFeed(head: image.changeIndex, last: image.events.last)
@@ -56,6 +65,7 @@ public final class PostgresCluster: StoreAuthorityService {
     public func stop() {
         writer.stop()
         follower.stop()
+        notifications?.stop()
     }
 
     public func commit(

@@ -59,7 +59,8 @@ public final class AlertdApp: Sendable {
         self.configuration = configuration
         self.transport = transport
         let authority = try configuration.database.map {
-            try PostgresCluster(url: $0, configuration: configuration.store, webhookLease: configuration.webhookLease)
+            try PostgresCluster(url: $0, configuration: configuration.store, webhookLease: configuration.webhookLease,
+                                notifies: !configuration.notifyTargets.isEmpty)
         }
         self.authority = authority
         // The webhook sender needs the store and the store needs the sender; the relay lets the store
@@ -122,22 +123,26 @@ public final class AlertdApp: Sendable {
             }
         }
         authority?.start(feeding: store) { relay.forward($0) }
-        // Links are used once across restarts too: the data dir records them (a cluster signs none).
-        let usedLinks = try configuration.database != nil ? nil
-            : configuration.dataDirectory.map { directory throws(ConfigurationError) in
+        // Links are used once across restarts too (and across instances): the data dir or the cluster records them.
+        let usedLinks: (any LinkUseRecord)? = try authority.map { ClusterLinkRecord(links: $0.links) }
+            ?? configuration.dataDirectory.map { directory throws(ConfigurationError) in
                 try UsedLinks(directory: directory)
             }
-        let pages = PageAccess(key: try Self.pageKey(configuration, log: log),
+        let pages = PageAccess(key: try Self.pageKey(configuration, cluster: authority),
                                linkLifetime: TimeInterval(configuration.linkLifetime.components.seconds),
                                usedLinks: usedLinks)
-        let outbox = try configuration.notifyTargets.isEmpty ? nil
+        // Notifications are sent at least once across restarts (and an instance's end): the data dir or the cluster
+        // keeps those not done.
+        let fileOutbox = try configuration.notifyTargets.isEmpty ? nil
             : configuration.dataDirectory.map { directory throws(ConfigurationError) in
                 try NotifyOutbox(directory: directory)
             }
+        let outbox: (any NotifyRecord)? = authority?.notifications.map(ClusterNotifyRecord.init) ?? fileOutbox
         let notifier = configuration.notifyTargets.isEmpty ? nil : Notifier(
             targets: configuration.notifyTargets, sender: sender, pages: pages,
             publicURL: configuration.publicURL, responder: configuration.notifyResponder,
-            tokensOpen: configuration.tokens.isEmpty, metrics: metrics, log: log, outbox: outbox)
+            tokensOpen: configuration.tokens.isEmpty, metrics: metrics, log: log, outbox: outbox,
+            credential: configuration.notifyCredential)
         self.notifier = notifier
         if let name = configuration.notifyResponder, !configuration.tokens.isEmpty,
            !configuration.tokens.hasResponder(named: name) {
@@ -160,8 +165,10 @@ public final class AlertdApp: Sendable {
             throw error
         }
         notifier?.serving(at: url)
-        // Notifications a restart interrupted go out again (at least once).
-        if let notifier, let outbox { notifier.resend(outbox.outstanding.compactMap { store.snapshot(of: $0) }) }
+        // Notifications a restart interrupted go out again (at least once); in a cluster, those of an instance that
+        // ended, once their lease passes.
+        if let notifier, let fileOutbox { notifier.resend(fileOutbox.outstanding, from: store) }
+        if let notifier { authority?.notifications?.start { notifier.resend($0, from: store) } }
         if let server { metrics.observeUnreadBytes { [weak server] in server?.unreadResponseBytes ?? 0 } }
         // Restored alerts whose timeout passed meanwhile expire now, and deliveries not yet done start again.
         store.run({ store in store.resume() }, then: { _ in })
@@ -171,16 +178,10 @@ public final class AlertdApp: Sendable {
         }
     }
 
-    /// The key of the responder page's links and CSRF tokens: kept in the data dir; this process's own in memory;
-    /// in a cluster a process key that signs no links (instances share no secret yet), which the log says.
-    private static func pageKey(_ configuration: AlertdConfiguration, log: AccessLog) throws -> PageKey {
-        if configuration.database != nil {
-            if !configuration.tokens.isEmpty {
-                log.event("info", "single-alert links are off in a cluster: responders sign in to /app with a token",
-                          ["reason": "the instances share no link key"])
-            }
-            return .ephemeral(signsLinks: false)
-        }
+    /// The key of the responder page's links and CSRF tokens: the cluster's, kept in PostgreSQL for every instance;
+    /// kept in the data dir; this process's own in memory.
+    private static func pageKey(_ configuration: AlertdConfiguration, cluster: PostgresCluster?) throws -> PageKey {
+        if let cluster { return PageKey.shared(cluster.links.key) }
         guard let directory = configuration.dataDirectory else { return .ephemeral() }
         return try PageKey.stored(in: directory)
     }
@@ -269,6 +270,35 @@ private final class ResolutionRelay: Sendable {
     /// Passes one resolved alert on.
     func forward(_ alert: Alert) {
         target.withLock { $0.sender }?.deliver(alert)
+    }
+}
+
+/// The cluster's record of used links (`ClusterLinks`, in PostgreSQL) as the page asks for one.
+private struct ClusterLinkRecord: LinkUseRecord {
+    let links: ClusterLinks
+
+    /// Nothing: the database answers for every link, whichever instance used it.
+    var restored: [String: Date] { [:] }
+
+    func claim(_ nonce: String, expires: Date) -> LinkClaim {
+        switch links.claim(nonce, expiresAt: Int64(expires.timeIntervalSince1970.rounded(.up)),
+                           now: Int64(Date().timeIntervalSince1970)) {
+        case .claimed: .claimed
+        case .usedBefore: .usedBefore
+        case .unrecorded: .unrecorded
+        }
+    }
+}
+
+/// The cluster's outbox of notifications (`ClusterNotifications`, in PostgreSQL) as the notifier tells one.
+private struct ClusterNotifyRecord: NotifyRecord {
+    let notifications: ClusterNotifications
+
+    /// Nothing to do: the create's own transaction added the alert's row.
+    func started(_ id: AlertID) {}
+
+    func finished(_ id: AlertID) {
+        notifications.finished(id)
     }
 }
 

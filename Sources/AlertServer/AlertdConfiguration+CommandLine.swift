@@ -216,6 +216,18 @@ extension AlertdConfiguration {
         Setting("--notify-webhook", "ALERTD_NOTIFY_WEBHOOK",
                 "POST every new alert, its link and answer links as JSON to this URL; repeatable, or comma-separated",
                 default: "none", apply: notifyTargets(NotifyTarget.webhook)),
+        Setting("--notify-token-file", "ALERTD_NOTIFY_TOKEN_FILE",
+                "file holding what --notify targets are sent to publish: an ntfy access token (Bearer) or "
+                    + "user:password (Basic); a URL's own user:password wins (default: none)") {
+            $0.notifyCredentialFile = $1
+            return !$1.isEmpty
+        },
+        Setting(nil, "ALERTD_NOTIFY_TOKEN",
+                "what --notify targets are sent, as in --notify-token-file (environment only)") {
+            guard let credential = NotifyCredential($1) else { return false }
+            $0.notifyCredential = credential
+            return true
+        },
         Setting("--notify-responder", "ALERTD_NOTIFY_RESPONDER",
                 "the responder (a token's name) that notifications' single-alert links sign in as", default: "none") {
             // A token's name: [A-Za-z0-9._-]{1,64}, as the tokens file takes it.
@@ -318,7 +330,7 @@ extension AlertdConfiguration {
         for setting in settings {
             guard let variable = setting.option.environment, let value = environment[variable] else { continue }
             if !(try setting.apply(&configuration, value)) {
-                let shown = setting.option.names.isEmpty ? "" : "='\(value)'"
+                let shown = setting.option.names.isEmpty ? "" : "='\(NotifyTarget.redacted(value))'"
                 throw ConfigurationError(description: "\(variable)\(shown) is not valid: \(setting.option.description)")
             }
         }
@@ -336,14 +348,22 @@ extension AlertdConfiguration {
             case .option(let option, let value):
                 guard let setting = settings.first(where: { $0.option.name == option.name }), let value,
                       try setting.apply(&configuration, value) else {
-                    throw ConfigurationError(description: "\(option.name) '\(value ?? "")' is not valid: "
-                        + option.description)
+                    // A URL's password is not repeated (it may be a --notify or --database URL).
+                    throw ConfigurationError(description: "\(option.name) '\(NotifyTarget.redacted(value ?? ""))' is "
+                        + "not valid: " + option.description)
                 }
             }
         }
         if configuration.dataDirectory != nil && configuration.database != nil {
             throw ConfigurationError(description: "--data-dir (ALERTD_DATA_DIR) and --database (ALERTD_DATABASE) "
                 + "cannot both be set: one instance journals to its data dir, several share one PostgreSQL")
+        }
+        if let file = configuration.notifyCredentialFile {
+            guard configuration.notifyCredential == nil else {
+                throw ConfigurationError(description: "--notify-token-file (ALERTD_NOTIFY_TOKEN_FILE) and "
+                    + "ALERTD_NOTIFY_TOKEN cannot both be set: give the ntfy credential once")
+            }
+            configuration.notifyCredential = try configuration.loadNotifyCredential(file)
         }
         configuration.tokens = try configuration.loadTokens()
         try configuration.checkExposure()

@@ -27,6 +27,21 @@ extension AlertdConfiguration {
         return try AccessTokens(parsing: text, source: tokensFile).merged(with: environmentTokens)
     }
 
+    /// The credential in `file` (`--notify-token-file`): its one line, an ntfy access token or `user:password`.
+    /// - Throws: `ConfigurationError` naming the file, never its contents, when it cannot be read or holds no
+    ///   credential.
+    func loadNotifyCredential(_ file: String) throws(ConfigurationError) -> NotifyCredential {
+        guard let data = FileManager.default.contents(atPath: file) else {
+            throw ConfigurationError(description: "cannot read the ntfy credential file '\(file)': "
+                + Self.whyUnreadable(file))
+        }
+        guard let text = String(data: data, encoding: .utf8), let credential = NotifyCredential(text) else {
+            throw ConfigurationError(description: "the ntfy credential file '\(file)' holds no credential: one line, "
+                + "an ntfy access token (tk_...) or user:password")
+        }
+        return credential
+    }
+
     /// The system's reason why `path` could not be read: missing, not permitted, a directory.
     private static func whyUnreadable(_ path: String) -> String {
         if access(path, R_OK) != 0 { return String(cString: strerror(errno)) }

@@ -45,6 +45,10 @@ public struct AlertdConfiguration: Sendable {
 
     /// Where every new alert is pushed (`--notify`, `--notify-webhook`).
     public var notifyTargets: [NotifyTarget] = []
+    /// What ntfy targets are sent to be let publish (`--notify-token-file`, `ALERTD_NOTIFY_TOKEN`); nil: nothing.
+    public var notifyCredential: NotifyCredential?
+    /// The file `notifyCredential` is read from (`--notify-token-file`), once the command line is read.
+    public var notifyCredentialFile: String?
     /// The responder that notifications' links name (`--notify-responder`); nil: links need a sign-in.
     public var notifyResponder: String?
     /// The base URL of links in notifications (`--public-url`); nil: alertd's own address.

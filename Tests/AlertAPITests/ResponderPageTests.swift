@@ -286,7 +286,7 @@ struct ResponderPageTests {
     func linkRules() throws {
         let pages = PageAccess(key: .ephemeral())
         let now = Date()
-        let token = try #require(pages.signLink(alert: AlertID(rawValue: "A1"), responder: "alice", now: now))
+        let token = pages.signLink(alert: AlertID(rawValue: "A1"), responder: "alice", now: now)
         #expect(throws: PageAccess.LinkRefusal.expired) {
             try pages.read(token, now: now.addingTimeInterval(PageAccess.linkLifetime + 1))
         }
@@ -297,7 +297,6 @@ struct ResponderPageTests {
         let link = try pages.useLink(token, now: now)
         #expect(link.alert.rawValue == "A1" && link.responder == "alice" && link.button == nil)
         #expect(throws: PageAccess.LinkRefusal.used) { try pages.useLink(token, now: now) }
-        #expect(PageAccess(key: .ephemeral(signsLinks: false)).signLink(alert: link.alert, responder: "a") == nil)
     }
 
     @Test("a session from a token SIGHUP removed stops at once")
@@ -448,6 +447,11 @@ struct NotifyRestartTests {
         }) { _ in
             #expect(await TestTime.until(every: .milliseconds(20)) { !up.requests.isEmpty }, "sent again")
             #expect(up.requests.first?.json["alert"]?["id"]?.stringValue == id)
+            // Done once the outbox says so (a moment after the receiver's answer), not before.
+            let outbox = directory.appendingPathComponent("notify-outbox")
+            #expect(await TestTime.until(every: .milliseconds(20)) {
+                ((try? String(contentsOf: outbox, encoding: .utf8)) ?? "").contains("-\(id)\n")
+            })
         }
         // Delivered now: a third start sends nothing.
         let quiet = try WebhookReceiver()
@@ -524,7 +528,7 @@ struct LinkRestartTests {
         #expect(text == "live \(later)\n")
         let key = PageKey.ephemeral()
         let pages = PageAccess(key: key, usedLinks: record)
-        let token = try #require(pages.signLink(alert: AlertID(rawValue: "A1"), responder: "alice", now: now))
+        let token = pages.signLink(alert: AlertID(rawValue: "A1"), responder: "alice", now: now)
         _ = try pages.useLink(token, now: now)
         let again = try UsedLinks(directory: directory.path, now: now)
         #expect(again.restored.count == 2, "the use was on disk before useLink returned")
@@ -539,5 +543,79 @@ struct LinkRestartTests {
         let page = try await phone.send("GET", link, headers: [])
         return try await phone.send("POST", "/app/link", form: [
             ("csrf", ResponderPageTests.Browser.csrf(in: page)), ("l", String(link.split(separator: "l=").last ?? ""))])
+    }
+}
+
+@Suite("ntfy credentials")
+struct NotifyCredentialTests {
+    static let token = "tk_AgQdq7mVBoFD37zQVN29RhuMzNIz"
+
+    @Test("a token file gives Bearer, user:password gives Basic; both ways at once, or a bad one, are refused")
+    func commandLine() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("alertd-ntfy-\(UUID())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = directory.appendingPathComponent("ntfy-token").path
+        try "\(Self.token)\n".write(toFile: file, atomically: true, encoding: .utf8)
+        func configuration(_ arguments: [String], _ environment: [String: String] = [:]) throws(ConfigurationError)
+            -> AlertdConfiguration {
+            guard case .run(let configuration) = try AlertdConfiguration.command(
+                arguments: ["--notify", "https://ntfy.example/alerts"] + arguments, environment: environment)
+            else { throw ConfigurationError(description: "not a run") }
+            return configuration
+        }
+        #expect(try configuration(["--notify-token-file", file]).notifyCredential?.authorization
+                    == "Bearer \(Self.token)")
+        let basic = try configuration([], ["ALERTD_NOTIFY_TOKEN": "alertd:pa ss:word"]).notifyCredential
+        #expect(basic?.authorization == "Basic " + Data("alertd:pa ss:word".utf8).base64EncodedString())
+        #expect("\(basic!)" == "a user:password", "never shown")
+        #expect(throws: ConfigurationError.self) {
+            try configuration(["--notify-token-file", file], ["ALERTD_NOTIFY_TOKEN": Self.token])
+        }
+        let missing = directory.appendingPathComponent("missing").path
+        #expect(throws: ConfigurationError.self) { try configuration(["--notify-token-file", missing]) }
+        try "\n".write(toFile: file, atomically: true, encoding: .utf8)
+        #expect(throws: ConfigurationError.self) { try configuration(["--notify-token-file", file]) }
+        #expect(throws: ConfigurationError.self) { try configuration([], ["ALERTD_NOTIFY_TOKEN": "tk_a\r\nX-Evil: 1"]) }
+        // A bad target's message does not repeat the password in it.
+        do throws(ConfigurationError) {
+            _ = try configuration(["--notify", "https://alertd:hunter2@ntfy.example/"])
+            Issue.record("a topic URL without a topic was taken")
+        } catch {
+            #expect(!error.description.contains("hunter2") && error.description.contains("***@ntfy.example"),
+                    "\(error.description)")
+        }
+    }
+
+    @Test("alertd sends ntfy the token as Bearer and a URL's user:password as Basic, and never logs or shows them")
+    func sentNeverShown() async throws {
+        let tokened = try WebhookReceiver(statuses: [503, 200])
+        defer { tokened.stop() }
+        let own = try WebhookReceiver()
+        defer { own.stop() }
+        let webhook = try WebhookReceiver()
+        defer { webhook.stop() }
+        let child = try await AlertdProcess.start(arguments: [
+            "--notify", tokened.url("/alerts"), "--notify", "http://alertd:p%40ss@127.0.0.1:\(own.port)/alerts",
+            "--notify-webhook", webhook.url(),
+        ], environment: ["ALERTD_NOTIFY_TOKEN": Self.token])
+        let created = try await child.send("POST", "/v1/alerts", body: #"{"title":"Deploy?","buttons":["No","Yes"]}"#,
+                                           headers: [("Content-Type", "application/json")])
+        #expect(created.status == 201)
+        #expect(await TestTime.until(every: .milliseconds(20)) {
+            tokened.requests.count >= 2 && !own.requests.isEmpty && !webhook.requests.isEmpty
+        }, "the first ntfy attempt fails (503) and is retried")
+        #expect(tokened.requests.allSatisfy { $0.headers["authorization"] == "Bearer \(Self.token)" })
+        #expect(own.requests.first?.headers["authorization"]
+                    == "Basic " + Data("alertd:p@ss".utf8).base64EncodedString(), "the URL's own, not the token")
+        #expect(own.requests.first?.target == "/" && own.requests.first?.headers["host"] == "127.0.0.1:\(own.port)")
+        #expect(webhook.requests.first?.headers["authorization"] == nil, "the ntfy token is for ntfy targets")
+        let metrics = try await child.send("GET", "/metrics").text
+        #expect(await child.stop() == 0)
+        #expect(child.standardError.contains("notification failed"), "\(child.standardError)")
+        for secret in [Self.token, "p%40ss", "p@ss", Data("alertd:p@ss".utf8).base64EncodedString()] {
+            #expect(!child.standardError.contains(secret) && !child.standardOutput.contains(secret)
+                        && !metrics.contains(secret), "\(secret) shown")
+        }
     }
 }

@@ -67,7 +67,9 @@ struct ClusterStartTests {
         try await withCluster(instances: 1) { postgres, nodes in
             let kept = try await nodes[0].create("kept")
             await nodes[0].stop()
-            // What an alertd before rules left: version 1, without alertd_rules and rules_version.
+            // What an alertd before rules left: version 1, without alertd_rules and rules_version (nor links).
+            try await postgres.sql("DROP TABLE alertd_page_key, alertd_used_links, alertd_notify_outbox")
+            try await postgres.sql("DROP FUNCTION alertd_notify_enqueue")
             try await postgres.sql("DROP TABLE alertd_rules")
             try await postgres.sql("ALTER TABLE alertd_cluster DROP COLUMN rules_version")
             try await postgres.sql("UPDATE alertd_schema SET version = 1")
@@ -77,8 +79,36 @@ struct ClusterStartTests {
             let made = try await node.request("POST", "/v1/rules",
                                               json: #"{"name":"all","match":{"title":"*"},"button":"OK"}"#)
             #expect(made.status == 201, "\(made)")
-            #expect(try await postgres.sql("SELECT max(version) FROM alertd_schema") == "2")
+            #expect(try await postgres.sql("SELECT max(version) FROM alertd_schema") == "3")
+            #expect(try await postgres.sql("SELECT count(*) FROM alertd_page_key") == "1", "the links' key is made")
             await node.stop()
+        }
+    }
+
+    @Test("A database of schema version 2 (no links) is migrated at start: its alerts and rules stay, links are kept; an alertd of version 2 then refuses it")
+    func migratesVersion2() async throws {
+        try await withCluster(instances: 1) { postgres, nodes in
+            let kept = try await nodes[0].create("kept")
+            let rule = try await nodes[0].request("POST", "/v1/rules",
+                                                  json: #"{"name":"all","match":{"title":"never"},"button":"OK"}"#)
+            #expect(rule.status == 201, "\(rule)")
+            await nodes[0].stop()
+            // What an alertd before links in a cluster left: version 2, without the links' tables nor the outbox.
+            try await postgres.sql("DROP TABLE alertd_page_key, alertd_used_links, alertd_notify_outbox")
+            try await postgres.sql("DROP FUNCTION alertd_notify_enqueue")
+            try await postgres.sql("UPDATE alertd_schema SET version = 2")
+            let node = try await ClusterNode(database: postgres.url)
+            #expect(try await node.request("GET", "/v1/alerts/\(kept)").status == 200)
+            #expect(try await node.request("GET", "/v1/rules/all").status == 200)
+            #expect(try await postgres.sql("SELECT max(version) FROM alertd_schema") == "3")
+            #expect(try await postgres.sql("SELECT count(*) FROM alertd_page_key") == "1")
+            await node.stop()
+            // A database one version newer than this alertd, as an alertd of version 2 finds one of version 3.
+            try await postgres.sql("INSERT INTO alertd_schema (version) VALUES (4)")
+            let older = try await AlertdProcess.run(["--port", "0", "--database", postgres.url])
+            #expect(older.status == 1)
+            #expect(older.standardError.contains(
+                "the database has alertd schema version 4, newer than this alertd's (3)"), "\(older.standardError)")
         }
     }
 }

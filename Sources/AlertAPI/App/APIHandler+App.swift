@@ -149,22 +149,39 @@ extension APIHandler {
         guard let button = link.button else {
             throw .alertd(403, "link-refused", "Link refused", detail: "this link opens an alert; it does not answer")
         }
-        let responder: String?
+        let caller: Caller?
         if tokens.isOpen {
-            responder = nil
+            caller = nil
         } else {
-            guard let caller = tokens.caller(named: link.responder), caller.role.may(.answer) else {
+            guard let named = tokens.caller(named: link.responder), named.role.may(.answer) else {
                 throw .alertd(403, "link-refused", "Link refused",
                               detail: "the responder this link names may no longer answer alerts")
             }
-            // The alert's answer policy holds for a link as for the page and REST (links are refused in a cluster,
-            // so this store knows every alert a link can name).
-            if let alert = store.snapshot(of: link.alert), let refusal = alert.refusal(toAnswer: caller.answerer) {
-                throw .notAResponder(refusal)
-            }
-            responder = caller.name
+            caller = named
         }
-        let (id, metrics) = (link.alert, self.metrics)
+        guard store.authority != nil, store.snapshot(of: link.alert) == nil else {
+            return try answer(link.alert, button: button, by: caller)
+        }
+        // In a cluster, an alert created on another instance a moment ago may not be applied here yet: its answer
+        // policy is read once it is (the store says 404 when it is still unknown).
+        let store = self.store
+        return .deferred {
+            await store.catchUp()
+            do throws(Problem) {
+                return try self.answer(link.alert, button: button, by: caller)
+            } catch {
+                return .response(error.response)
+            }
+        }
+    }
+
+    /// An answer link's answer, in `caller`'s name (nil in open mode), held to the alert's answer policy as the page
+    /// and REST are.
+    private func answer(_ id: AlertID, button: Int, by caller: Caller?) throws(Problem) -> HTTPReply {
+        if let caller, let alert = store.snapshot(of: id), let refusal = alert.refusal(toAnswer: caller.answerer) {
+            throw .notAResponder(refusal)
+        }
+        let (responder, metrics) = (caller?.name, self.metrics)
         let answer = AnswerDraft(choice: .index(button))
         return onChange(.answer(id, with: answer, by: responder)) { written in
             let alert = written.alert

@@ -33,21 +33,20 @@ public final class PageAccess: Sendable {
     /// How long the links this alertd signs stay usable.
     let linkLifetime: TimeInterval
 
-    /// The key of links and CSRF tokens: from the data dir, or this process's own.
+    /// The key of links and CSRF tokens: the data dir's, the cluster's, or this process's own.
     let key: [UInt8]
-    /// Whether links may be signed and used (not in a cluster: see `PageKey`).
-    let linksEnabled: Bool
     private let sessions = Lock<[String: Session]>([:])
     /// Links already used, by nonce, until they would have expired anyway.
     private let usedLinks: Lock<[String: Date]>
-    /// Where a link's use is recorded before it is honoured (with a data dir); nil in memory only.
-    private let record: UsedLinks?
+    /// Where a link's use is recorded before it is honoured (the data dir's or the cluster's); nil in memory only.
+    private let record: (any LinkUseRecord)?
 
-    /// - Parameter usedLinks: the data dir's record of used links, so that a link works once across a restart.
-    public init(key: PageKey, linkLifetime: TimeInterval = PageAccess.linkLifetime, usedLinks: UsedLinks? = nil) {
+    /// - Parameter usedLinks: the record of used links (the data dir's, or the cluster's), so that a link works once
+    ///   across a restart, and across instances.
+    public init(key: PageKey, linkLifetime: TimeInterval = PageAccess.linkLifetime,
+                usedLinks: (any LinkUseRecord)? = nil) {
         self.key = key.bytes
         self.linkLifetime = linkLifetime
-        linksEnabled = key.signsLinks
         record = usedLinks
         self.usedLinks = Lock(usedLinks?.restored ?? [:])
     }
@@ -110,12 +109,10 @@ public final class PageAccess: Sendable {
         let button: Int?
     }
 
-    /// A link's token (`/app/link?l=TOKEN`) for `responder` to answer `alert`, valid for `lifetime`; nil when links
-    /// are off (a cluster).
+    /// A link's token (`/app/link?l=TOKEN`) for `responder` to answer `alert`, valid for `lifetime`.
     /// With `button`, an answer link (`POST /app/answer?l=TOKEN`) that chooses that button.
     public func signLink(alert: AlertID, responder: String, button: Int? = nil, lifetime: TimeInterval? = nil,
-                         now: Date = Date()) -> String? {
-        guard linksEnabled else { return nil }
+                         now: Date = Date()) -> String {
         let lifetime = lifetime ?? linkLifetime
         let expires = Int64((now.timeIntervalSince1970 + lifetime).rounded(.down))
         let payload = Array(("v1\n\(alert.rawValue)\n\(responder)\n\(expires)\n\(Base64URL.random(12))\n"
@@ -125,7 +122,7 @@ public final class PageAccess: Sendable {
 
     /// Why a link is refused.
     enum LinkRefusal: Error, Equatable {
-        case malformed, badSignature, expired, used, disabled
+        case malformed, badSignature, expired, used
         /// Its use could not be recorded in the data dir, so it was not honoured (it may be tried again).
         case unrecorded
 
@@ -137,15 +134,14 @@ public final class PageAccess: Sendable {
             switch self {
             case .used: "This link was used already: a link works once"
             case .expired: "This link has expired"
-            case .disabled: "This alertd signs no links (it runs in a cluster)"
             case .unrecorded: "alertd could not record this link's use, so it was not used: try again later"
             case .malformed, .badSignature: "This is not a link alertd signed"
             }
         }
     }
 
-    /// Reads a link's token, checks its signature and expiry, and marks it used: with a data dir, returns once
-    /// that is on disk.
+    /// Reads a link's token, checks its signature and expiry, and marks it used: with a data dir or a cluster,
+    /// returns once that is durable (in a cluster, refused when any instance used it before).
     func useLink(_ token: String, now: Date = Date()) throws(LinkRefusal) -> Link {
         let link = try read(token, now: now)
         let fresh = usedLinks.withLock { used -> Bool in
@@ -156,16 +152,17 @@ public final class PageAccess: Sendable {
         }
         guard fresh else { throw .used }
         // Marked in memory first, so that a second use at the same time is refused while this one is synced.
-        if let record, !record.record(link.nonce, expires: link.expires) {
+        switch record?.claim(link.nonce, expires: link.expires) ?? .claimed {
+        case .claimed: return link
+        case .usedBefore: throw .used
+        case .unrecorded:
             _ = usedLinks.withLock { $0.removeValue(forKey: link.nonce) }
             throw .unrecorded
         }
-        return link
     }
 
     /// A link's token checked, not marked used.
     func read(_ token: String, now: Date = Date()) throws(LinkRefusal) -> Link {
-        guard linksEnabled else { throw .disabled }
         let parts = token.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 2, token.utf8.count < 1024, let payload = Base64URL.decode(parts[0]),
               let signature = Base64URL.decode(parts[1]) else { throw .malformed }

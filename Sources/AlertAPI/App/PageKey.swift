@@ -7,18 +7,20 @@ import Darwin
 /// The key that signs the page's single-alert links and CSRF tokens.
 ///
 /// With a data dir it is the file `page-key` there: 32 random bytes, made mode 0600 on the first start and read on
-/// every later one, so links stay valid across restarts. Memory only, each process makes its own. A cluster
-/// (`--database`) gets a process key for CSRF but signs no links: instances would each need the same key, and
-/// alertd keeps no secret in PostgreSQL yet, so a link there would open on one instance and fail on the next
-/// (alertd logs this at start).
+/// every later one, so links stay valid across restarts. In a cluster (`--database`) it is the one PostgreSQL keeps
+/// for every instance (`shared`). Memory only, each process makes its own.
 public struct PageKey: Sendable {
     let bytes: [UInt8]
-    /// Whether links are signed with it.
-    let signsLinks: Bool
 
     /// A key of this process only.
-    public static func ephemeral(signsLinks: Bool = true) -> PageKey {
-        PageKey(bytes: Base64URL.randomBytes(32), signsLinks: signsLinks)
+    public static func ephemeral() -> PageKey {
+        PageKey(bytes: Base64URL.randomBytes(32))
+    }
+
+    /// A key kept elsewhere: the cluster's, in PostgreSQL, which `ClusterLinks` checked is 32 bytes.
+    public static func shared(_ bytes: [UInt8]) -> PageKey {
+        precondition(bytes.count == 32, "a page key is 32 bytes")
+        return PageKey(bytes: bytes)
     }
 
     /// The key in `directory/page-key`, made there when missing.
@@ -38,7 +40,7 @@ public struct PageKey: Sendable {
                 unlink(path)
                 throw failure("cannot write the page key")
             }
-            return PageKey(bytes: bytes, signsLinks: true)
+            return PageKey(bytes: bytes)
         }
         guard errno == EEXIST else { throw failure("cannot make the page key") }
         let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
@@ -50,6 +52,6 @@ public struct PageKey: Sendable {
             throw ConfigurationError(description: "\(path) holds \(count) bytes, not a 32-byte page key: remove it to "
                 + "make a new one (links signed before stop working)")
         }
-        return PageKey(bytes: Array(buffer.prefix(32)), signsLinks: true)
+        return PageKey(bytes: Array(buffer.prefix(32)))
     }
 }

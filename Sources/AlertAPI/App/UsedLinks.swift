@@ -6,16 +6,36 @@ import Darwin
 import Foundation
 import Locking
 
+/// Where the single-alert links already used are recorded, so that a link works once across restarts (and, in a
+/// cluster, across instances): the data dir's `UsedLinks`, or the cluster's record in PostgreSQL, wired by alertd.
+/// `PageAccess` asks it before it honours a link, and does not know which it is.
+public protocol LinkUseRecord: Sendable {
+    /// The links used and not yet expired when alertd started, by nonce, that memory may refuse without asking.
+    var restored: [String: Date] { get }
+    /// Records the link `nonce` (valid until `expires`) used; returns once that is durable, or refused.
+    func claim(_ nonce: String, expires: Date) -> LinkClaim
+}
+
+/// What recording a link's use found.
+public enum LinkClaim: Sendable, Equatable {
+    /// Its first use, now recorded.
+    case claimed
+    /// It was used before (in a cluster, maybe on another instance).
+    case usedBefore
+    /// The use could not be recorded: the link must not be honoured (it may be tried again).
+    case unrecorded
+}
+
 /// The single-alert links already used, in the data dir beside `page-key` (`used-links`), so that a link works once
 /// across a restart too. A line `NONCE EXPIRES` (Unix seconds) per used link, appended and synced with `fsync(2)`
 /// before the link's use is answered; at start the file is read, the links that have expired meanwhile are dropped
 /// (their links are refused as expired anyway) and it is rewritten with the rest, which also drops a line a crash
 /// cut short.
-public final class UsedLinks: Sendable {
+public final class UsedLinks: LinkUseRecord {
     private let path: String
     private let descriptor: Lock<Int32>
     /// The links used and not yet expired when alertd started, by nonce.
-    let restored: [String: Date]
+    public let restored: [String: Date]
 
     /// Reads and compacts `directory/used-links`, made when missing.
     /// - Throws: `ConfigurationError` when it cannot be made or rewritten.
@@ -41,10 +61,10 @@ public final class UsedLinks: Sendable {
         descriptor.withLock { _ = close($0) }
     }
 
-    /// Records the link `nonce` used; returns once the record is on disk.
-    /// - Returns: false when it could not be written or synced (the link must then not be honoured).
-    func record(_ nonce: String, expires: Date) -> Bool {
+    /// Records the link `nonce` used; returns once the record is on disk, or `unrecorded` when it could not be
+    /// written or synced. (A second use is refused from memory before this is asked: one process holds the file.)
+    public func claim(_ nonce: String, expires: Date) -> LinkClaim {
         let line = "\(nonce) \(Int64(expires.timeIntervalSince1970.rounded(.up)))\n"
-        return descriptor.withLock { fd in DataFile.append(line, to: fd, sync: true) }
+        return descriptor.withLock { fd in DataFile.append(line, to: fd, sync: true) } ? .claimed : .unrecorded
     }
 }
