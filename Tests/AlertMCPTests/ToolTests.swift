@@ -48,7 +48,7 @@ struct ToolTests {
         #expect(client.notifications.allSatisfy { $0.objectValue?["method"] == .string("notifications/progress") })
         #expect(params.allSatisfy { $0["progressToken"] == .string("p1") })
         let counts = params.compactMap { $0["progress"]?.int64Value }
-        #expect(counts == Array(1...Int64(counts.count)))
+        #expect(counts == Array(stride(from: 1, through: Int64(counts.count), by: 1)))
     }
 
     @Test("notifications/cancelled stops a waiting ask at once: no reply, and the alert is withdrawn")

@@ -99,8 +99,27 @@ extension APIHandler {
                               formCookie: existing == nil ? form : nil))
     }
 
+    /// Runs `work`, which waits for a link's use to be recorded (a data dir's sync, a round trip to the cluster's
+    /// PostgreSQL and, after a failure, a new connection), on a queue of its own: never on libmicrohttpd's threads,
+    /// which serve every other request, nor on Swift's pool. The connection is suspended meanwhile.
+    private func recordingLinkUse(_ work: @escaping @Sendable () -> HTTPReply) -> HTTPReply {
+        .suspended { responder in
+            Self.linkUses.async {
+                guard responder.isPending else { return }
+                responder.respond(work())
+            }
+        }
+    }
+
+    /// Where links' uses are recorded: one at a time, as the record takes them anyway.
+    private static let linkUses = DispatchQueue(label: "alertd.link-uses")
+
     /// The link's page posted its button: the link is used up and turned into a session held to its alert.
     func appUseLink(_ route: RouteRequest) -> HTTPReply {
+        recordingLinkUse { self.usingLink(route) }
+    }
+
+    private func usingLink(_ route: RouteRequest) -> HTTPReply {
         let request = route.request
         let form: PageForm
         do throws(Problem) { form = try pageForm(request, csrfCookie: cookie("alertd_form", in: request)) } catch {
@@ -139,7 +158,17 @@ extension APIHandler {
 
     /// An answer link, as a notification's `http` action sends it (ntfy POSTs from the phone, with no cookie): the
     /// link names the alert, the responder and the button, and works once. Answers JSON, as the REST route does.
-    func appLinkAnswer(_ route: RouteRequest) throws(Problem) -> HTTPReply {
+    func appLinkAnswer(_ route: RouteRequest) -> HTTPReply {
+        recordingLinkUse {
+            do throws(Problem) {
+                return try self.answering(route)
+            } catch {
+                return .response(error.response)
+            }
+        }
+    }
+
+    private func answering(_ route: RouteRequest) throws(Problem) -> HTTPReply {
         let link: PageAccess.Link
         do throws(PageAccess.LinkRefusal) {
             link = try pages.useLink(route.request.queryValue("l") ?? "")
