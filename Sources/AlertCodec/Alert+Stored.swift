@@ -45,14 +45,6 @@ extension Alert {
         return writer.bytes
     }
 
-    /// The alert `storedJSON` wrote, from its text.
-    public init(stored text: String) throws(StoredValueError) {
-        var text = text
-        self = try text.withUTF8 { bytes in
-            Result { () throws(StoredValueError) in try Alert(stored: UnsafeRawBufferPointer(bytes)) }
-        }.get()
-    }
-
     /// The alert `storedJSON` wrote, from the bytes of its text: a new alert in one pass (`StoredCursor`), any
     /// other through the tree of its JSON.
     public init(stored bytes: UnsafeRawBufferPointer) throws(StoredValueError) {

@@ -122,13 +122,15 @@ struct ClusterBasicsTests {
         try await withCluster(arguments: ["--webhook-allow", "loopback"]) { _, nodes in
             let bodies = [
                 #"{"title":"Plain","buttons":["No","Yes"]}"#,
-                #"{"title":"Déploiement ✓ 🚀","message":"quote \" backslash \\ tab \t newline \n bell \u0007 end","#
-                    + #""tag":-42,"presenter":"ops","animated":false,"#
-                    + #""buttons":[{"title":"Non","style":"cancel"},{"title":"Oui"},{"title":"Wipe","style":"destructive"}],"#
-                    + #""fields":[{"placeholder":"Name","text":"prefilled é"},{"placeholder":"PIN","secure":true,"keyboard":"numberPad"}],"#
+                #"{"title":"Escapes","message":"quote \" backslash \\ tab \t newline \n bell \u0007 end","#
+                    + #""buttons":["No","Yes"]}"#,
+                #"{"title":"Déploiement ✓ 🚀","message":"ünïcode","tag":-42,"presenter":"ops","animated":false,"#
+                    + #""buttons":[{"title":"Non","style":"cancel"},{"title":"Oui"},"#
+                    + #"{"title":"Wipe","style":"destructive"}],"fields":[{"placeholder":"Name","text":"prefilled é"},"#
+                    + #"{"placeholder":"PIN","secure":true,"keyboard":"numberPad"}],"#
                     + #""timeout":600,"callback":"http://127.0.0.1:9/hook"}"#,
                 #"{"title":"Two of them","buttons":["No","Yes"],"quorum":2,"responders":["alice","bob"]}"#,
-                #"{"title":"Sheet","style":"actionSheet","buttons":["Cancel","A","B"],"timeout":0.5}"#,
+                #"{"title":"Sheet","style":"actionSheet","buttons":["Cancel","A","B"],"timeout":900}"#,
             ]
             for body in bodies {
                 let made = try await nodes[0].request("POST", "/v1/alerts", json: body)
