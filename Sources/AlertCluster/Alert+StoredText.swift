@@ -8,8 +8,16 @@ extension Alert {
 
     /// The alert of a row's text; a damaged one is a `PGError` that says so.
     static func decoding(_ text: String) throws(PGError) -> Alert {
+        var text = text
+        return try text.withUTF8 { bytes in
+            Result { () throws(PGError) in try decoding(UnsafeRawBufferPointer(bytes)) }
+        }.get()
+    }
+
+    /// The alert of a row's bytes (`PGRow`); a damaged one is a `PGError` that says so.
+    static func decoding(_ bytes: UnsafeRawBufferPointer) throws(PGError) -> Alert {
         do {
-            return try Alert(stored: text)
+            return try Alert(stored: bytes)
         } catch {
             throw PGError("a stored alert is damaged: \(error)")
         }

@@ -24,9 +24,9 @@ enum ClusterEvents {
         guard row[1] == epoch else { throw feed.diverge("its epoch is \(row[1] ?? "none"), not \(epoch)") }
         try feed.check(head: head, known: known)
         guard let last, last.index <= head else { return }
-        let found = try events(connection.execute(PGStatement(
+        let found = try connection.execute(PGStatement(
             "SELECT idx, kind, alert FROM alertd_events WHERE idx = $1", [String(last.index)],
-            name: "alertd_event_at")))
+            name: "alertd_event_at"), reading: event)
         guard let event = found.first else { return }  // pruned: nothing to compare
         guard event.kind == last.kind, event.alert.id == last.alert.id else {
             throw feed.diverge("its event \(last.index) is \(event.kind.rawValue) \(event.alert.id), not "
@@ -36,9 +36,9 @@ enum ClusterEvents {
 
     /// Events with an index in `after + 1 ... through`, ascending (at most `pageSize`), with their secure values.
     static func read(_ connection: PGConnection, after: UInt64, through: UInt64) throws(PGError) -> [AlertEvent] {
-        try restoringSecureValues(events(connection.execute(PGStatement(
+        try restoringSecureValues(connection.execute(PGStatement(
             "SELECT idx, kind, alert FROM alertd_events WHERE idx > $1 AND idx <= $2 ORDER BY idx LIMIT \(pageSize)",
-            [String(after), String(through)], name: "alertd_events_after"))), connection)
+            [String(after), String(through)], name: "alertd_events_after"), reading: event), connection)
     }
 
     /// `events` with the secure values their rows withheld, from the alerts' rows (in one read). The rows are there:
@@ -62,16 +62,11 @@ enum ClusterEvents {
         }
     }
 
-    /// The events of rows of `idx, kind, alert`.
-    static func events(_ rows: [[String?]]) throws(PGError) -> [AlertEvent] {
-        var events: [AlertEvent] = []
-        events.reserveCapacity(rows.count)
-        for row in rows {
-            guard let index = row[0]?.uint64, let kind = row[1].flatMap(AlertEvent.Kind.init(rawValue:)),
-                  let text = row[2] else { throw PGError("an event row is damaged") }
-            events.append(AlertEvent(index: index, kind: kind, alert: try Alert.decoding(text)))
-        }
-        return events
+    /// The event of a row of `idx, kind, alert`, its alert read from the row's bytes.
+    static func event(_ row: PGRow) throws(PGError) -> AlertEvent {
+        guard let index = row.text(0).flatMap({ UInt64($0) }), let kind = row.text(1).flatMap(AlertEvent.Kind.init),
+              let text = row[2] else { throw PGError("an event row is damaged") }
+        return AlertEvent(index: index, kind: kind, alert: try Alert.decoding(text))
     }
 
     /// What the database holds now, in one snapshot: the head, the cluster's identity, every pending alert and the

@@ -96,14 +96,37 @@ final class PGConnection {
     /// - Returns: The rows, each column as text (`nil` for NULL).
     @discardableResult
     func execute(_ statement: PGStatement) throws(PGError) -> [[String?]] {
-        guard let name = statement.name else { return try execute(statement.sql, statement.parameters) }
-        try prepare([statement])
-        let result = withCStrings(statement.parameters) { values in
-            PQexecPrepared(connection, name, Int32(statement.parameters.count), values, nil, nil, 0)
-        }
-        guard let result else { throw PGError(String(cString: PQerrorMessage(connection))) }
+        guard statement.name != nil else { return try execute(statement.sql, statement.parameters) }
+        let result = try run(statement)
         defer { PQclear(result) }
         return try Self.rows(of: result)
+    }
+
+    /// Runs one named statement, as `execute(_:)` does, and reads each row with `read` while libpq holds it: its
+    /// columns as the bytes libpq received, with no `String` made of each (an event's alert is read from them).
+    ///
+    /// - Returns: What `read` made of each row.
+    func execute<Row>(
+        _ statement: PGStatement, reading read: (PGRow) throws(PGError) -> Row
+    ) throws(PGError) -> [Row] {
+        let result = try run(statement)
+        defer { PQclear(result) }
+        _ = try Self.rows(of: result, columns: false)
+        let count = PQntuples(result)
+        var rows: [Row] = []
+        rows.reserveCapacity(Int(count))
+        for row in 0..<count { rows.append(try read(PGRow(result: result, row: row))) }
+        return rows
+    }
+
+    /// The result of a named statement, prepared on this connection the first time; the caller clears it.
+    private func run(_ statement: PGStatement) throws(PGError) -> OpaquePointer {
+        try prepare([statement])
+        let result = withCStrings(statement.parameters) { values in
+            PQexecPrepared(connection, statement.name, Int32(statement.parameters.count), values, nil, nil, 0)
+        }
+        guard let result else { throw PGError(String(cString: PQerrorMessage(connection))) }
+        return result
     }
 
     /// Prepares the named statements of `statements` not prepared on this connection yet.
@@ -168,13 +191,14 @@ final class PGConnection {
         return results
     }
 
-    /// A result's rows, each column as text (`nil` for NULL); or the error it reports.
-    private static func rows(of result: OpaquePointer) throws(PGError) -> [[String?]] {
+    /// A result's rows, each column as text (`nil` for NULL; none when not `columns`); or the error it reports.
+    private static func rows(of result: OpaquePointer, columns: Bool = true) throws(PGError) -> [[String?]] {
         let status = PQresultStatus(result)
         guard status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK else {
             let state = PQresultErrorField(result, Int32(UInt8(ascii: "C"))).map { String(cString: $0) }
             throw PGError(String(cString: PQresultErrorMessage(result)), state: state)
         }
+        guard columns else { return [] }
         let rows = PQntuples(result)
         let columns = PQnfields(result)
         return (0..<rows).map { row in
@@ -222,6 +246,25 @@ struct PGStatement {
         self.sql = sql
         self.parameters = parameters
         self.name = name
+    }
+}
+
+/// One row of a result, read in place (`PGConnection.execute(_:reading:)`): valid only while it is read.
+struct PGRow {
+    fileprivate let result: OpaquePointer
+    fileprivate let row: Int32
+
+    /// The bytes of a column (without the NUL libpq ends them with), or nil for NULL.
+    subscript(column: Int) -> UnsafeRawBufferPointer? {
+        guard PQgetisnull(result, row, Int32(column)) == 0, let value = PQgetvalue(result, row, Int32(column)) else {
+            return nil
+        }
+        return UnsafeRawBufferPointer(start: value, count: Int(PQgetlength(result, row, Int32(column))))
+    }
+
+    /// A column as text, or nil for NULL.
+    func text(_ column: Int) -> String? {
+        self[column].map { String(decoding: $0, as: UTF8.self) }
     }
 }
 

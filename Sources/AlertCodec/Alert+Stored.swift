@@ -45,9 +45,14 @@ extension Alert {
         return writer.bytes
     }
 
-    /// The alert `storedJSON` wrote, from its text.
-    public init(stored text: String) throws(StoredValueError) {
-        let object = try parseStored(text, "an alert").object("an alert")
+    /// The alert `storedJSON` wrote, from the bytes of its text: a new alert in one pass (`StoredCursor`), any
+    /// other through the tree of its JSON.
+    public init(stored bytes: UnsafeRawBufferPointer) throws(StoredValueError) {
+        if let alert = StoredCursor.newAlert(bytes) {
+            self = alert
+            return
+        }
+        let object = try parseStored(bytes, "an alert").object("an alert")
         guard let buttons = object["buttons"], let fields = object["fields"] else {
             throw StoredValueError("an alert lacks its buttons or fields")
         }

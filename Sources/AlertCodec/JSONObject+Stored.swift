@@ -75,12 +75,3 @@ func parseStored(_ bytes: UnsafeRawBufferPointer, _ what: String) throws(StoredV
         throw StoredValueError("\(what): \(error)")
     }
 }
-
-/// Parses stored JSON text (`what` names it in an error).
-func parseStored(_ text: String, _ what: String) throws(StoredValueError) -> JSONValue {
-    do {
-        return try JSONParser.parse(text.utf8, maxDepth: 8)
-    } catch {
-        throw StoredValueError("\(what): \(error)")
-    }
-}

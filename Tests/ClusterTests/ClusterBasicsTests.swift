@@ -117,6 +117,36 @@ struct ClusterBasicsTests {
         }
     }
 
+    @Test("Alerts made on A read on B and C exactly as on A: any text, fields, style, expiry, callback, policy")
+    func alertsReadTheSameEverywhere() async throws {
+        try await withCluster(arguments: ["--webhook-allow", "loopback"]) { _, nodes in
+            let bodies = [
+                #"{"title":"Plain","buttons":["No","Yes"]}"#,
+                #"{"title":"Escapes","message":"quote \" backslash \\ tab \t newline \n bell \u0007 end","#
+                    + #""buttons":["No","Yes"]}"#,
+                #"{"title":"Déploiement ✓ 🚀","message":"ünïcode","tag":-42,"presenter":"ops","animated":false,"#
+                    + #""buttons":[{"title":"Non","style":"cancel"},{"title":"Oui"},"#
+                    + #"{"title":"Wipe","style":"destructive"}],"fields":[{"placeholder":"Name","text":"prefilled é"},"#
+                    + #"{"placeholder":"PIN","secure":true,"keyboard":"numberPad"}],"#
+                    + #""timeout":600,"callback":"http://127.0.0.1:9/hook"}"#,
+                #"{"title":"Two of them","buttons":["No","Yes"],"quorum":2,"responders":["alice","bob"]}"#,
+                #"{"title":"Sheet","style":"actionSheet","buttons":["Cancel","A","B"],"timeout":900}"#,
+            ]
+            for body in bodies {
+                let made = try await nodes[0].request("POST", "/v1/alerts", json: body)
+                try #require(made.status == 201, "\(made)")
+                let id = try made.json().string("id")
+                let onA = try await nodes[0].request("GET", "/v1/alerts/\(id)").json()
+                for node in nodes.dropFirst() {
+                    try await eventually("the alert reached the other instance") {
+                        try await node.request("GET", "/v1/alerts/\(id)").status == 200
+                    }
+                    #expect(try await node.request("GET", "/v1/alerts/\(id)").json() == onA)
+                }
+            }
+        }
+    }
+
     @Test("An expiry happens once, whichever instance gets there first, and every instance shows it")
     func expiryOnce() async throws {
         try await withCluster { _, nodes in
