@@ -10,7 +10,7 @@ struct ApprovalTests {
     func alertShape() async throws {
         let client = Client()
         async let result = client.call("approve", Self.bash)
-        #expect(await client.backend.waitForAlerts(1))
+        try #require(await client.backend.waitForAlerts(1))
         let draft = try #require(await client.backend.draft("a1"))
         #expect(draft.title == "Allow Bash?")
         #expect(draft.message == "{\n  \"command\": \"rm -rf build\",\n  \"description\": \"Clean\"\n}")
@@ -24,7 +24,7 @@ struct ApprovalTests {
     func allow() async throws {
         let client = Client()
         async let result = client.call("approve", Self.bash)
-        #expect(await client.backend.waitForAlerts(1))
+        try #require(await client.backend.waitForAlerts(1))
         await client.backend.answer("a1", button: 1, values: [""])
         let answer = try #require(await result)
         #expect(answer.text == #"{"behavior":"allow","updatedInput":{"command":"rm -rf build","description":"Clean"}}"#)
@@ -35,7 +35,7 @@ struct ApprovalTests {
     func deny() async throws {
         let client = Client()
         async let result = client.call("approve", Self.bash)
-        #expect(await client.backend.waitForAlerts(1))
+        try #require(await client.backend.waitForAlerts(1))
         await client.backend.answer("a1", button: 0, values: ["  not on Fridays "], responder: "bob")
         #expect(await result?.text == #"{"behavior":"deny","message":"Denied by bob: not on Fridays"}"#)
     }
@@ -44,7 +44,7 @@ struct ApprovalTests {
     func denyWithoutReason() async throws {
         let client = Client()
         async let result = client.call("approve", Self.bash)
-        #expect(await client.backend.waitForAlerts(1))
+        try #require(await client.backend.waitForAlerts(1))
         await client.backend.answer("a1", button: 0, values: [""], responder: "bob")
         #expect(await result?.text == #"{"behavior":"deny","message":"Denied by bob"}"#)
     }
@@ -53,7 +53,7 @@ struct ApprovalTests {
     func repeated() async throws {
         let client = Client()
         async let first = client.call("approve", Self.bash)
-        #expect(await client.backend.waitForAlerts(1))
+        try #require(await client.backend.waitForAlerts(1))
         await client.backend.answer("a1", button: 1, values: [""])
         _ = await first
         let second = try #require(await client.call("approve", Self.bash, id: 2))
@@ -65,12 +65,12 @@ struct ApprovalTests {
     func failClosed() async throws {
         let client = Client()
         async let expired = client.call("approve", #"{"tool_name":"Bash","input":{}}"#)
-        #expect(await client.backend.waitForAlerts(1))
+        try #require(await client.backend.waitForAlerts(1))
         await client.backend.expire("a1")
         #expect(await expired?.structured?["message"] == .string("Denied: the approval request expired unanswered"))
 
         async let dismissed = client.call("approve", #"{"tool_name":"Bash","input":{"a":1}}"#)
-        #expect(await client.backend.waitForAlerts(2))
+        try #require(await client.backend.waitForAlerts(2))
         _ = try await client.backend.dismiss("a2")
         #expect(await dismissed?.structured?["message"] == .string("Denied: the approval request was dismissed"))
 

@@ -10,7 +10,7 @@ struct ToolTests {
     func askAnswered() async throws {
         let client = Client()
         async let result = client.call("ask", Self.login)
-        #expect(await client.backend.waitForAlerts(1))
+        try #require(await client.backend.waitForAlerts(1))
         await client.backend.answer("a1", button: 1, values: ["alice", "s3cret"])
         let answer = try #require(await result)
         let structured = try #require(answer.structured)
@@ -26,7 +26,7 @@ struct ToolTests {
     func askRevealed() async throws {
         let client = Client(options: MCPServer.Options(revealSecure: true))
         async let result = client.call("ask", Self.login)
-        #expect(await client.backend.waitForAlerts(1))
+        try #require(await client.backend.waitForAlerts(1))
         await client.backend.answer("a1", button: 1, values: ["alice", "s3cret"])
         let structured = try #require(await result?.structured)
         #expect(structured["values"] == .array([.string("alice"), .string("s3cret")]))
@@ -36,7 +36,7 @@ struct ToolTests {
     func progress() async throws {
         let client = Client(options: MCPServer.Options(progressInterval: .milliseconds(20)))
         async let result = client.call("ask", #"{"message":"Deploy?"}"#, progressToken: "p1")
-        #expect(await client.backend.waitForAlerts(1))
+        try #require(await client.backend.waitForAlerts(1))
         let deadline = ContinuousClock.now + .seconds(10)
         while client.notifications.count < 3, ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(10))
@@ -55,7 +55,7 @@ struct ToolTests {
     func cancelled() async throws {
         let client = Client()
         async let reply = client.send(#"{"jsonrpc":"2.0","id":"c1","method":"tools/call","params":{"name":"ask","arguments":{"message":"Wait"}}}"#)
-        #expect(await client.backend.waitForAlerts(1))
+        try #require(await client.backend.waitForAlerts(1))
         #expect(await client.send(#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"c1","reason":"user"}}"#) == nil)
         #expect(await reply == nil)
         #expect(await client.backend.outcome("a1")?.resolution == "dismissed")
@@ -65,7 +65,7 @@ struct ToolTests {
     func closing() async throws {
         let client = Client()
         async let reply = client.send(#"{"jsonrpc":"2.0","id":"c1","method":"tools/call","params":{"name":"ask","arguments":{"message":"Wait"}}}"#)
-        #expect(await client.backend.waitForAlerts(1))
+        try #require(await client.backend.waitForAlerts(1))
         client.server.cancelAll()
         let answer = try #require(await reply)
         #expect(answer.objectValue?["id"] == .string("c1"))
@@ -77,7 +77,7 @@ struct ToolTests {
     func expired() async throws {
         let client = Client()
         async let result = client.call("ask", #"{"message":"Soon","timeout":1}"#)
-        #expect(await client.backend.waitForAlerts(1))
+        try #require(await client.backend.waitForAlerts(1))
         await client.backend.expire("a1")
         #expect(try #require(await result?.structured)["resolution"] == .string("expired"))
     }
