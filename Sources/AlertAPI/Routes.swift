@@ -186,7 +186,7 @@ extension APIHandler {
             .get(.readPublic) { handler, route in handler.appLink(route) },
             .post(.readPublic) { handler, route in handler.appUseLink(route) },
         ]),
-        Route("/app/answer", [.post(.readPublic) { handler, route throws(Problem) in try handler.appLinkAnswer(route) }]),
+        Route("/app/answer", [.post(.readPublic) { handler, route in handler.appLinkAnswer(route) }]),
         Route("/app/alerts/{id}", [.get(.readPublic) { handler, route in handler.appAlert(route) }]),
         Route("/app/alerts/{id}/response", [.post(.readPublic) { handler, route in handler.appAnswer(route) }]),
     ]

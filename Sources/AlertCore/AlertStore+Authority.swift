@@ -114,55 +114,41 @@ extension AlertStore {
         return changeIndex
     }
 
-    /// Proposes the expiry of a pending alert whose deadline came, unless its wall-clock deadline is still ahead
-    /// (then it waits for it). The authority expires it once, whichever instance gets there first; when the
-    /// authority is unreachable, this instance tries again a second later.
-    func proposeExpiry(_ sequence: UInt64, to authority: StoreAuthority) {
-        guard let alert = records[sequence], alert.result == nil, let expiresAt = alert.expiresAt else { return }
-        let early = expiresAt.timeIntervalSinceNow
-        guard early <= 0 else {
-            schedule(Deadline(instant: .now + .milliseconds(early * 1000 + 1), kind: .expiry(sequence)))
+    /// Proposes what a timer came for (an alert's expiry, or its escalation steps), unless its wall-clock time is
+    /// still ahead (then it waits for it). The authority makes it once, whichever instance gets there first (the
+    /// store schedules an alert's next step when it applies the `escalated` event); when the authority is
+    /// unreachable, this instance tries again a second later.
+    func propose(_ kind: Deadline.Kind, to authority: StoreAuthority) {
+        let due: Date
+        let change: ProposedChange
+        switch kind {
+        case .expiry(let sequence):
+            guard let alert = records[sequence], alert.result == nil, let expiresAt = alert.expiresAt else { return }
+            (due, change) = (expiresAt, .resolve(Self.resolvedAsCancel(alert, resolution: .expired)))
+        case .escalation(let sequence):
+            guard let alert = records[sequence], let next = alert.nextEscalationAt else { return }
+            (due, change) = (next, .escalate(alert.id))
+        case .waiter, .retention:
             return
         }
-        authority.commit(.resolve(Self.resolvedAsCancel(alert, resolution: .expired))) { [weak self] committed in
-            guard case .failure(let error) = committed, error.kind == .unavailable, let self else { return }
-            Task {
-                try? await Task.sleep(for: .seconds(1))
-                await self.retryExpiry(sequence)
-            }
-        }
-    }
-
-    /// Proposes the escalation steps of a pending alert whose time came, unless the next one's wall-clock time is
-    /// still ahead (then it waits for it). The authority takes each once, whichever instance gets there first; the
-    /// store schedules the step after when it applies the `escalated` event. When the authority is unreachable, this
-    /// instance tries again a second later.
-    func proposeEscalation(_ sequence: UInt64, to authority: StoreAuthority) {
-        guard let alert = records[sequence], let due = alert.nextEscalationAt else { return }
         let early = due.timeIntervalSinceNow
         guard early <= 0 else {
-            schedule(Deadline(instant: .now + .milliseconds(early * 1000 + 1), kind: .escalation(sequence)))
+            schedule(Deadline(instant: .now + .milliseconds(early * 1000 + 1), kind: kind))
             return
         }
-        authority.commit(.escalate(alert.id)) { [weak self] committed in
+        authority.commit(change) { [weak self] committed in
             guard case .failure(let error) = committed, error.kind == .unavailable, let self else { return }
             Task {
                 try? await Task.sleep(for: .seconds(1))
-                await self.retryEscalation(sequence)
+                await self.retry(kind)
             }
         }
     }
 
-    /// Schedules the next escalation step of a still pending alert again, now.
-    private func retryEscalation(_ sequence: UInt64) {
-        guard records[sequence]?.nextEscalationAt != nil else { return }
-        schedule(Deadline(instant: .now, kind: .escalation(sequence)))
-    }
-
-    /// Schedules the expiry of a still pending alert again, now.
-    private func retryExpiry(_ sequence: UInt64) {
-        guard records[sequence]?.result == nil else { return }
-        schedule(Deadline(instant: .now, kind: .expiry(sequence)))
+    /// Schedules what a timer came for again, now, if it still has something to do.
+    private func retry(_ kind: Deadline.Kind) {
+        let now = Deadline(instant: .now, kind: kind)
+        if isLive(now) { schedule(now) }
     }
 }
 

@@ -20,7 +20,7 @@ extension AlertStore {
     }
 
     /// Whether a deadline still has work to do.
-    private func isLive(_ deadline: Deadline) -> Bool {
+    func isLive(_ deadline: Deadline) -> Bool {
         switch deadline.kind {
         case .expiry(let sequence): records[sequence].map { $0.result == nil } ?? false
         case .escalation(let sequence): records[sequence]?.nextEscalationAt != nil
@@ -74,13 +74,13 @@ extension AlertStore {
             case .expiry(let sequence):
                 // After a failed commit nothing more is written; the alert expires after a restart.
                 if let authority {
-                    proposeExpiry(sequence, to: authority)
+                    propose(next.kind, to: authority)
                 } else if fence?.failure == nil, let alert = records[sequence] {
                     _ = resolveAsCancel(sequence, alert: alert, resolution: .expired)
                 }
             case .escalation(let sequence):
                 if let authority {
-                    proposeEscalation(sequence, to: authority)
+                    propose(next.kind, to: authority)
                 } else if fence?.failure == nil {
                     escalate(sequence)
                 }
