@@ -28,9 +28,13 @@ def demangle(names):
 
 
 def parse(path):
+    """Self cost by (object, file, function), inclusive cost of calls by caller and callee, and self cost by the
+    source file the code is from (inlined code counted in its own file: callgrind's fi= and fe=)."""
     self_cost = collections.Counter()      # (object, file, function) -> Ir
     calls = collections.defaultdict(collections.Counter)  # caller -> callee -> inclusive Ir
+    source_cost = collections.Counter()    # source file, inlined code in its own -> Ir
     obj = fl = fn = None
+    inline = None
     cfn = cob = None
     pending_call = False
     with open(path, errors="replace") as f:
@@ -48,28 +52,32 @@ def parse(path):
                     pending_call = False
                 else:
                     self_cost[(obj, fl, fn)] += cost
+                    source_cost[inline or fl] += cost
                 continue
             key, _, value = line.partition("=")
             if key == "ob":
                 obj = value
             elif key == "fl":
-                fl = value
+                fl, inline = value, None
+            elif key in ("fi", "fe"):
+                inline = None if value == fl else value
             elif key == "fn":
                 fn = value
                 cob = None
+                inline = None
             elif key == "cob":
                 cob = value
             elif key == "cfn":
                 cfn = value
             elif key == "calls":
                 pending_call = True
-    return self_cost, calls
+    return self_cost, calls, source_cost
 
 
 def main():
     path, requests = sys.argv[1], int(sys.argv[2])
     patterns = [re.compile(p) for p in sys.argv[3:]]
-    self_cost, calls = parse(path)
+    self_cost, calls, _ = parse(path)
     total = sum(self_cost.values())
     functions = {(o, f) for (o, _, f) in self_cost} | set(calls) | {c for v in calls.values() for c in v}
     names = demangle({f for (_, f) in functions if f})
@@ -136,4 +144,5 @@ def main():
                 print(f"  {per(inclusive):>9,.0f}  {name[:150]}  [{base}]")
 
 
-main()
+if __name__ == "__main__":
+    main()

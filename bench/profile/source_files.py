@@ -10,39 +10,19 @@ each module's files with their Ir per request, then the number of files and modu
 inlined away, to count what a reader follows.
 """
 import collections
+import os
 import re
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from callgrind_summary import parse  # noqa: E402
 
 SOURCE = re.compile(r"(?:^|/)Sources/([^/]+)/(.+\.swift)$")
 
 
 def main():
     path, requests = sys.argv[1], int(sys.argv[2])
-    cost_by_file = collections.Counter()
-    function_file = inline_file = None
-    pending_call = False
-    with open(path, errors="replace") as f:
-        for line in f:
-            line = line.rstrip("\n")
-            if not line:
-                continue
-            c = line[0]
-            if c.isdigit() or c in "+-*":
-                if pending_call:
-                    pending_call = False
-                    continue
-                parts = line.split()
-                cost_by_file[inline_file or function_file] += int(parts[1]) if len(parts) > 1 else 0
-                continue
-            key, _, value = line.partition("=")
-            if key == "fl":
-                function_file, inline_file = value, None
-            elif key in ("fi", "fe"):
-                inline_file = None if value == function_file else value
-            elif key == "fn":
-                inline_file = None
-            elif key == "calls":
-                pending_call = True
+    _, _, cost_by_file = parse(path)
     modules = collections.defaultdict(list)
     for file, cost in cost_by_file.items():
         match = SOURCE.search(file or "")
