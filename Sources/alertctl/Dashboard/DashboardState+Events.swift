@@ -135,11 +135,12 @@ extension DashboardState {
         return answerIfChosen()
     }
 
-    /// Notes how an alert resolved when someone else resolved it.
+    /// Notes how an alert resolved when someone else resolved it; once, so that a batch's summary that already
+    /// reported it stays on the status line.
     private mutating func resolvedElsewhere(_ alert: RemoteAlert, _ result: RemoteResult) {
+        guard appendLog(LogEntry(alert: alert, result: result, elsewhere: true)) else { return }
         let how = LogEntry.how(result, elsewhere: true) ?? "answered elsewhere"
         notice = .warning("\(alert.displayTitle): \(how): \(result.buttonTitle)")
-        appendLog(LogEntry(alert: alert, result: result, elsewhere: true))
     }
 
     /// Sends the answer chosen while the details were loading, now that they are here.

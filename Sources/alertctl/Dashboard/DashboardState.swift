@@ -172,8 +172,13 @@ struct DashboardState: Sendable {
         seen = nil
     }
 
-    mutating func appendLog(_ entry: LogEntry) {
+    /// Logs how an alert resolved, unless its line is there already (a batch's outcome and the fetch after the
+    /// list lost it can both report one resolution, in either order); returns whether it was added.
+    @discardableResult
+    mutating func appendLog(_ entry: LogEntry) -> Bool {
+        guard !log.contains(where: { $0.alertID == entry.alertID }) else { return false }
         log.append(entry)
         if log.count > Self.logCapacity { log.removeFirst(log.count - Self.logCapacity) }
+        return true
     }
 }

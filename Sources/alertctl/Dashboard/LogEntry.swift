@@ -3,6 +3,8 @@ import AlertClient
 /// One line of the log pane: an alert that resolved, and which button (the seeds' `debugLabel`).
 /// Built from the alert and its Result, leaving secure values out.
 struct LogEntry: Sendable, Equatable {
+    /// The alert's id: an alert resolves once, so it has one line.
+    var alertID: String
     /// Local time of the resolution, `HH:MM:SS`.
     var time: String
     var title: String
@@ -19,6 +21,7 @@ struct LogEntry: Sendable, Equatable {
     ///   - elsewhere: Whether someone else resolved it (another dashboard, curl, its producer, a timeout).
     ///     The note names who did when the server records it (`responder`: a token's name).
     init(alert: RemoteAlert, result: RemoteResult, elsewhere: Bool) {
+        alertID = alert.id
         time = ClockTime.local(fromRFC3339: result.resolvedAt)
         title = alert.displayTitle
         button = result.buttonTitle
