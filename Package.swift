@@ -8,7 +8,6 @@ let package = Package(
         .executable(name: "alertd", targets: ["alertd"]),
         .executable(name: "alertctl", targets: ["alertctl"]),
         .library(name: "AlertClient", targets: ["AlertClient"]),
-        .library(name: "AlertModel", targets: ["AlertModel"]),
         .library(name: "AlertCore", targets: ["AlertCore"]),
         .library(name: "AlertJournal", targets: ["AlertJournal"]),
         .library(name: "MicroHTTP", targets: ["MicroHTTP"]),
@@ -47,35 +46,34 @@ let package = Package(
         .target(name: "SystemCalls"),
         // Transport only: knows HTTP and libmicrohttpd, nothing of alerts.
         .target(name: "MicroHTTP", dependencies: ["CMicroHTTPD", "Locking", "SystemCalls"]),
-        // The alert model: alerts, buttons, fields, drafts, answers and results, ids, and the rules a draft must pass
-        // (limits, validation), all without the store. Knows nothing of HTTP, JSON or SQL.
-        .target(name: "AlertModel", dependencies: ["Locking"]),
-        // The AlertStore actor: the table, waiting, resolution, the timer, the journal and authority interfaces.
-        .target(name: "AlertCore", dependencies: ["AlertModel", "Locking"]),
+        // The alerts and their store, knowing nothing of HTTP, JSON or SQL. Model/: alerts, buttons, fields, drafts,
+        // answers and results, ids, and the rules a draft must pass (limits, validation, who may answer); Store/: the
+        // AlertStore actor with its table, waiting, resolution, the timer, the journal and authority interfaces.
+        .target(name: "AlertCore", dependencies: ["Locking"]),
         // Alerts, drafts and results as stored JSON, and stored times: one codec for the journal and the cluster.
-        .target(name: "AlertCodec", dependencies: ["AlertModel", "JSON"]),
+        .target(name: "AlertCodec", dependencies: ["AlertCore", "JSON"]),
         // The store's journal in SQLite: group commit on a writer thread, and the image a restart restores.
         .target(
-            name: "AlertJournal", dependencies: ["AlertCodec", "AlertCore", "AlertModel", "CSQLite", "JSON", "Locking"]
+            name: "AlertJournal", dependencies: ["AlertCodec", "AlertCore", "CSQLite", "JSON", "Locking"]
         ),
         // Routes: HTTP <-> store, JSON shapes, problem+json errors; webhook deliveries. Knows the store's interface,
         // not SQLite or PostgreSQL.
         .target(
             name: "AlertAPI",
             dependencies: [
-                "MicroHTTP", "AlertCore", "AlertMCP", "AlertModel", "BuildInfo", "JSON", "Locking", "SystemCalls",
+                "MicroHTTP", "AlertCore", "AlertMCP", "BuildInfo", "JSON", "Locking", "SystemCalls",
             ],
             exclude: ["App/app.css"],
             plugins: ["EmbedResource"]
         ),
         // Several instances on one PostgreSQL: the database decides every change, each instance's store is a cache.
-        .target(name: "AlertCluster", dependencies: ["AlertCodec", "AlertCore", "AlertModel", "CLibPQ", "Locking"]),
+        .target(name: "AlertCluster", dependencies: ["AlertCodec", "AlertCore", "CLibPQ", "Locking"]),
         // The composition root: the configuration and its command line; builds the log sink, the journal or the
         // cluster, the store, the webhook sender, the API and the HTTP server (`AlertdApp`), for alertd and the tests.
         .target(
             name: "AlertServer",
             dependencies: [
-                "AlertAPI", "AlertCluster", "AlertCore", "AlertJournal", "AlertModel", "BuildInfo", "CommandLineText",
+                "AlertAPI", "AlertCluster", "AlertCore", "AlertJournal", "BuildInfo", "CommandLineText",
                 "Locking", "MicroHTTP",
             ]
         ),
@@ -110,16 +108,16 @@ let package = Package(
         ),
         .testTarget(name: "MicroHTTPTests", dependencies: ["MicroHTTP", "HTTPTestSupport", "SystemCalls"]),
         .testTarget(name: "AlertMCPTests", dependencies: ["AlertMCP", "JSON", "Locking"]),
-        .testTarget(name: "AlertCoreTests", dependencies: ["AlertCore", "AlertModel", "HTTPTestSupport", "Locking"]),
+        .testTarget(name: "AlertCoreTests", dependencies: ["AlertCore", "HTTPTestSupport", "Locking"]),
         .testTarget(
             name: "AlertJournalTests",
-            dependencies: ["AlertJournal", "AlertCore", "AlertModel", "CSQLite", "HTTPTestSupport", "Locking"]
+            dependencies: ["AlertJournal", "AlertCore", "CSQLite", "HTTPTestSupport", "Locking"]
         ),
-        .testTarget(name: "AlertAPITests", dependencies: ["AlertAPI", "AlertServer", "AlertCore", "AlertModel", "BuildInfo", "JSON", "MicroHTTP", "HTTPTestSupport", "AlertdTestSupport", "Locking"]),
+        .testTarget(name: "AlertAPITests", dependencies: ["AlertAPI", "AlertServer", "AlertCore", "BuildInfo", "JSON", "MicroHTTP", "HTTPTestSupport", "AlertdTestSupport", "Locking"]),
         .testTarget(name: "AlertClientTests", dependencies: ["AlertClient", "AlertAPI", "AlertServer", "HTTPTestSupport", "AlertdTestSupport", "Locking"]),
         .testTarget(
             name: "ClusterTests",
-            dependencies: ["AlertCluster", "AlertCore", "AlertModel", "HTTPTestSupport", "JSON", "Locking"]
+            dependencies: ["AlertCluster", "AlertCore", "HTTPTestSupport", "JSON", "Locking"]
         ),
         .testTarget(name: "AlertctlTests", dependencies: ["AlertAPI", "AlertServer", "HTTPTestSupport", "AlertdTestSupport", "Locking"]),
         // Durability (issue 12): the real alertd on a data dir, SIGKILLed under load and restarted; its refusals.

@@ -29,7 +29,6 @@
 // Crashes, sanitizer reports and broken invariants (`expect`, which traps) are all findings.
 
 import AlertCore
-import AlertModel
 import Foundation
 import MicroHTTP
 @testable import AlertAPI

@@ -1,5 +1,4 @@
 import AlertCore
-import AlertModel
 import Foundation
 @testable import AlertAPI
 import JSON

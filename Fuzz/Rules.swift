@@ -1,6 +1,5 @@
 @testable import AlertAPI
 @testable import AlertCore
-@testable import AlertModel
 
 /// The limits the fuzzed store runs with: the contract's.
 let fuzzLimits = StoreLimits()

@@ -2,7 +2,6 @@ import Dispatch
 import Synchronization
 @testable import AlertAPI
 @testable import AlertCore
-@testable import AlertModel
 import JSON
 
 /// Runs `work` to completion from libFuzzer's synchronous callback: a task on the global executor while

@@ -31,7 +31,7 @@ objects=$scratch/objects
 binary=$scratch/alertd-fuzz
 
 # Module: its dependencies among these, as in Package.swift.
-modules=(Locking JSON BuildInfo SystemCalls AlertModel AlertCore MicroHTTP AlertAPI)
+modules=(Locking JSON BuildInfo SystemCalls AlertCore MicroHTTP AlertAPI)
 flags=(-swift-version 6 -parse-as-library -O -g -enable-testing -sanitize=fuzzer,address -package-name alertd
        -I "$objects" -I Sources/CMicroHTTPD)
 for flag in $(pkg-config --cflags libmicrohttpd); do flags+=(-Xcc "$flag"); done

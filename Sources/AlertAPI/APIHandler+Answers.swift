@@ -1,5 +1,4 @@
 import AlertCore
-import AlertModel
 import JSON
 import Locking
 import MicroHTTP

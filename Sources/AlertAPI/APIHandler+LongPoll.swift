@@ -1,5 +1,4 @@
 import AlertCore
-import AlertModel
 import MicroHTTP
 
 /// Long-polls that wait on the store with a callback, not a task: `GET /v1/alerts/{id}?wait=`, its

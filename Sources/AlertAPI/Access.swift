@@ -1,5 +1,4 @@
 import AlertCore
-import AlertModel
 import MicroHTTP
 
 #if canImport(Glibc)

@@ -1,5 +1,4 @@
 import AlertCore
-import AlertModel
 import Locking
 
 /// A bad flag, value, environment variable or tokens file, with a message for the user.

@@ -1,5 +1,4 @@
 import AlertCore
-import AlertModel
 import Foundation
 import JSON
 import MicroHTTP

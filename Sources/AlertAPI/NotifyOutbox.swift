@@ -4,7 +4,6 @@ import Glibc
 import Darwin
 #endif
 import AlertCore
-import AlertModel
 import Locking
 
 /// Where the notifications not yet done are kept, so that they are sent again after a restart (and, in a cluster,

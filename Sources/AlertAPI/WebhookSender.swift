@@ -1,5 +1,4 @@
 import AlertCore
-import AlertModel
 import BuildInfo
 import Foundation
 import JSON

@@ -1,6 +1,5 @@
 import AlertCodec
 import AlertCore
-import AlertModel
 
 /// The shared codec's JSON (`AlertCodec`) as the text libpq sends and receives.
 extension Alert {

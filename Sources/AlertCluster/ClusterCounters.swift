@@ -1,5 +1,4 @@
 import AlertCore
-import AlertModel
 import Locking
 
 /// The counts the writer and the follower keep for `/metrics`, and the commit observer `/metrics` installs.

@@ -1,6 +1,5 @@
 import AlertCodec
 import AlertCore
-import AlertModel
 
 /// Reading what the cluster committed: events after an index, and the image a starting instance loads.
 enum ClusterEvents {

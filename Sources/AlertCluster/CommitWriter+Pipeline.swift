@@ -1,6 +1,5 @@
 import AlertCodec
 import AlertCore
-import AlertModel
 
 /// A batch in three round trips (libpq's pipeline mode), since the head row is held from the first to the last and
 /// every other instance's batch waits for it: round trips while it is held are what limits the cluster's commits.

@@ -1,6 +1,5 @@
 import AlertCodec
 import AlertCore
-import AlertModel
 import Foundation
 
 /// The instance's one writer connection: takes everything queued, commits it in one transaction (group commit; no

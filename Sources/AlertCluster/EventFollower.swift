@@ -1,6 +1,5 @@
 import AlertCodec
 import AlertCore
-import AlertModel
 import Foundation
 import Locking
 

@@ -1,5 +1,4 @@
 import AlertCore
-import AlertModel
 import Foundation
 
 /// Several alertd instances on one PostgreSQL: the database decides every change (`CommitWriter`), every instance's

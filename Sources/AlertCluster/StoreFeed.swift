@@ -1,5 +1,4 @@
 import AlertCore
-import AlertModel
 import Locking
 
 /// Hands committed events to the store in index order, each once, whoever read them (the writer after its commit, the

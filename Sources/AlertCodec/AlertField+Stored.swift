@@ -1,4 +1,4 @@
-import AlertModel
+import AlertCore
 import JSON
 
 extension AlertField {

@@ -1,4 +1,4 @@
-import AlertModel
+import AlertCore
 import JSON
 
 /// The answer policy as members of a stored alert or draft: each only when it differs from the default, so an alert

@@ -1,4 +1,4 @@
-import AlertModel
+import AlertCore
 import JSON
 
 /// An alert's escalation as stored members: `escalation` (the steps, `[{"after":300,"presenter":"oncall",

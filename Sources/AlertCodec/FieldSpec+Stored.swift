@@ -1,4 +1,4 @@
-import AlertModel
+import AlertCore
 import JSON
 
 /// One text field as an object: the same for an alert's fields and a draft's field specs.

@@ -1,4 +1,4 @@
-import AlertModel
+import AlertCore
 import Foundation
 
 /// One pass over the bytes of a stored alert in exactly the layout `Alert.storedJSON` writes for an alert without

@@ -1,4 +1,4 @@
-import AlertModel
+import AlertCore
 import JSON
 
 /// The members an alert and its draft share (title, message, style, tag, presenter, animated), as stored.

@@ -1,4 +1,4 @@
-import AlertModel
+import AlertCore
 import JSON
 
 /// A quorum alert's votes as a stored member `votes`: `[{"buttonIndex":1,"at":ms,"responder":"ana"}]`, written only

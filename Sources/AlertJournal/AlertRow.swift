@@ -1,6 +1,5 @@
 import AlertCodec
 import AlertCore
-import AlertModel
 
 #if canImport(Glibc)
 import Glibc

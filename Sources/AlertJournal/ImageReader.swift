@@ -1,6 +1,5 @@
 import AlertCodec
 import AlertCore
-import AlertModel
 
 /// Reads the `StoreImage` a file holds: the meta row, every alert, the event history and the idempotency keys.
 enum ImageReader {

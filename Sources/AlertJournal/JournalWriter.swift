@@ -1,6 +1,5 @@
 import AlertCodec
 import AlertCore
-import AlertModel
 import CSQLite
 import Dispatch
 import Foundation

@@ -1,5 +1,4 @@
 import AlertCore
-import AlertModel
 import CSQLite
 import Foundation
 

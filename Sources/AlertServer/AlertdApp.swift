@@ -2,7 +2,6 @@ import AlertAPI
 import AlertCluster
 import AlertCore
 import AlertJournal
-import AlertModel
 import Foundation
 import Locking
 import MicroHTTP

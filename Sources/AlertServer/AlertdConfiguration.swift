@@ -1,6 +1,5 @@
 import AlertAPI
 import AlertCore
-import AlertModel
 import MicroHTTP
 
 /// Everything `alertd` can be told: where to listen, transport limits, store limits.

@@ -1,5 +1,4 @@
 @testable import AlertAPI
-import AlertModel
 import AlertCore
 import AlertServer
 import Foundation

@@ -1,6 +1,5 @@
 @testable import AlertAPI
 import AlertCore
-import AlertModel
 import Testing
 
 /// `APIHandler.routes` and its byte-level matching, without a server: what each path names, and what a 405 allows.

@@ -1,6 +1,5 @@
 @testable import AlertAPI
 import AlertCore
-import AlertModel
 import BuildInfo
 import Foundation
 import JSON

@@ -1,5 +1,4 @@
 @testable import AlertCore
-@testable import AlertModel
 import Testing
 
 @Suite("Rule 5: limits")

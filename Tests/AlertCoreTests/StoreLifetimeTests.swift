@@ -1,5 +1,4 @@
 import AlertCore
-import AlertModel
 import Testing
 
 /// The store's executor outlives the work it runs, even when that work drops the last reference to the store.

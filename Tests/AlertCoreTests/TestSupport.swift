@@ -1,5 +1,4 @@
 @testable import AlertCore
-@testable import AlertModel
 
 /// Buttons from plain titles, as the seeds pass them.
 func plain(_ titles: String...) -> [ButtonSpec] {

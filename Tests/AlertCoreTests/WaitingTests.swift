@@ -1,5 +1,4 @@
 @testable import AlertCore
-@testable import AlertModel
 import HTTPTestSupport
 import Testing
 

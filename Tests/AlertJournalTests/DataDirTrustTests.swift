@@ -1,6 +1,5 @@
 import AlertCore
 import AlertJournal
-import AlertModel
 import Foundation
 import Testing
 

@@ -1,6 +1,5 @@
 import AlertCore
 import AlertMCP
-import AlertModel
 import JSON
 import MicroHTTP
 

@@ -1,6 +1,5 @@
 import AlertCore
 import AlertMCP
-import AlertModel
 import Locking
 
 /// How `POST /mcp` answers: alertd's flags for it.

@@ -1,6 +1,5 @@
 import AlertCore
 import AlertMCP
-import AlertModel
 import Foundation
 import JSON
 import Locking

@@ -1,6 +1,5 @@
 @testable import AlertAPI
 import AlertCore
-import AlertModel
 import AlertdTestSupport
 import Foundation
 import JSON

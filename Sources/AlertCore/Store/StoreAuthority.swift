@@ -1,4 +1,3 @@
-import AlertModel
 
 /// The database that decides every change of a store shared by several instances: the store proposes changes, the
 /// authority commits the ones that still hold (one answer of many, one expiry, one create per idempotency key), and

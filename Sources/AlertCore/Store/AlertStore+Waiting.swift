@@ -1,4 +1,3 @@
-import AlertModel
 
 extension AlertStore {
     /// The longest a single wait is held, whatever `timeout` says.

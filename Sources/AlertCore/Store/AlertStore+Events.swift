@@ -1,4 +1,3 @@
-import AlertModel
 
 extension AlertStore {
     /// Kept events after `cursor`, oldest first, for resuming an event stream without a gap.

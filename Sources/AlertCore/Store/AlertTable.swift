@@ -1,4 +1,3 @@
-import AlertModel
 import Foundation
 import Locking
 

@@ -1,4 +1,3 @@
-import AlertModel
 
 /// Where the store sends its changes to be made durable: a journal commits them in the order given, and only then
 /// are their effects (responses, wakes, events, webhook deliveries) released.

@@ -1,4 +1,3 @@
-import AlertModel
 import Foundation
 
 /// Rules that answer alerts (`AnswerRule`): kept by the store beside its alerts and made durable by the same

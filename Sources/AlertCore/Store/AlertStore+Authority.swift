@@ -1,4 +1,3 @@
-import AlertModel
 import Foundation
 
 /// Changes in one call for every mode: the store decides them itself (memory only, or with a journal), or proposes

@@ -1,4 +1,3 @@
-import AlertModel
 import Foundation
 
 /// Holds every alert, applies the rules, and wakes whoever waits for an answer or a change.

@@ -1,4 +1,3 @@
-import AlertModel
 
 extension AlertStore {
     /// Lists alerts oldest first (by creation), with the change index.

@@ -1,4 +1,3 @@
-import AlertModel
 import Dispatch
 import Foundation
 import Locking

@@ -1,4 +1,3 @@
-import AlertModel
 
 /// The one timer: a min-heap of deadlines served by a single task sleeping until the earliest.
 extension AlertStore {

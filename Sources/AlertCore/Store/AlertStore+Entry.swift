@@ -1,4 +1,3 @@
-import AlertModel
 
 /// The ways into the store, one for each need, each named for what it promises.
 ///

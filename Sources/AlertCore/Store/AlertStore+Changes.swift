@@ -1,4 +1,3 @@
-import AlertModel
 import Foundation
 
 extension AlertStore {
