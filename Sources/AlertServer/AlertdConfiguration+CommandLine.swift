@@ -297,7 +297,8 @@ extension AlertdConfiguration {
     /// journal's size cap, the build, the Docker health check and its check script, and the tests.
     private static let otherVariables: Set<String> = [
         "ALERTD_URL", "ALERTD_TOKEN", "ALERTD_TOKEN_FILE", SQLiteJournal.maxPageCountVariable, "ALERTD_REVISION",
-        "ALERTD_HEALTHCHECK_PID", "ALERTD_BIN", "ALERTD_TEST_TIME_SCALE", "ALERTD_CRASH_KILLS", "ALERTD_FUZZ_TRACE",
+        "ALERTD_HEALTHCHECK_PID", "ALERTD_BIN", "ALERTD_TEST_TIME_SCALE", "ALERTD_TEST_PROCESS_WIDTH", "ALERTD_CRASH_KILLS",
+        "ALERTD_FUZZ_TRACE",
     ]
 
     /// A warning for each `ALERTD_*` variable in `environment` that nothing reads (a typo such as

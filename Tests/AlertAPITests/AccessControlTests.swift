@@ -4,7 +4,7 @@ import HTTPTestSupport
 import Testing
 
 /// Bearer tokens and roles: who may create, read, answer and dismiss, and who sees secure values.
-@Suite("Access control")
+@Suite("Access control", .spawnsProcesses)
 struct AccessControlTests {
     static let ci = "ci-producer-token-0001"
     static let other = "other-producer-token-02"
@@ -166,7 +166,7 @@ struct AccessControlTests {
 }
 
 /// The real binary: where it agrees to listen without tokens, and what it logs about them.
-@Suite("Access control: the alertd binary")
+@Suite("Access control: the alertd binary", .spawnsProcesses)
 struct AccessControlProcessTests {
     @Test("without tokens it refuses a non-loopback address and says why; --insecure overrides")
     func refusesOpenBeyondLoopback() async throws {

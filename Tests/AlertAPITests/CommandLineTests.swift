@@ -6,7 +6,7 @@ import MicroHTTP
 import Testing
 
 /// alertd's command line: `--flag value` and `--flag=value` alike, empty values, `--version`, `--trusted-proxy`.
-@Suite("alertd command line")
+@Suite("alertd command line", .spawnsProcesses)
 struct CommandLineTests {
     /// Every flag `--help` lists as taking a value.
     static let valueFlags: [String] = AlertdConfiguration.usage.split(separator: "\n").compactMap { line in

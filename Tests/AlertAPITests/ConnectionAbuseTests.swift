@@ -10,7 +10,7 @@ import Glibc
 /// connection closed), and a well-behaved client is still served meanwhile.
 ///
 /// Serialized: the timing tests here must not share two cores with the slowloris run.
-@Suite("Connection abuse", .serialized)
+@Suite("Connection abuse", .spawnsProcesses, .serialized)
 struct ConnectionAbuseTests {
     /// The idle timeout of the servers whose cut "at the deadline" is compared with it: long, so that a loaded
     /// machine cannot be mistaken for it.

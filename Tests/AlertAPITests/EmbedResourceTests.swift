@@ -3,7 +3,7 @@ import HTTPTestSupport
 import Testing
 
 /// The build tool that embeds openapi.yaml into AlertAPI, as SwiftPM runs it.
-@Suite("embed-resource, the build tool behind EmbeddedOpenAPI")
+@Suite("embed-resource, the build tool behind EmbeddedOpenAPI", .spawnsProcesses)
 struct EmbedResourceTests {
     @Test("an output that already holds the text is left untouched, so a no-op build does not recompile AlertAPI")
     func leavesAnUpToDateOutputAlone() async throws {

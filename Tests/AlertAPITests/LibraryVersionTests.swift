@@ -5,7 +5,7 @@ import Testing
 
 /// The libmicrohttpd alertd loads: named at start and in `/metrics`, and refused when older than the answers
 /// docs/ERRORS.md lists were measured on.
-@Suite("The libmicrohttpd loaded")
+@Suite("The libmicrohttpd loaded", .spawnsProcesses)
 struct LibraryVersionTests {
     @Test("The start line and /metrics name the libmicrohttpd alertd loaded, and /metrics alertd's version")
     func named() async throws {

@@ -5,7 +5,7 @@ import JSON
 
 /// Structured logs of the real `alertd` binary: one JSON object a line on standard error,
 /// secure values never among them.
-@Suite("Structured logs")
+@Suite("Structured logs", .spawnsProcesses)
 struct LoggingTests {
     func send(_ method: String, _ target: String, _ body: String? = nil, headers: [(String, String)] = [],
               port: Int) async throws -> WireResponse {

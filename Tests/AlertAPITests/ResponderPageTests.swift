@@ -7,7 +7,7 @@ import Testing
 
 /// The responder's page, `/app`, in process: what it renders, who it lets in, and which form posts it answers.
 /// (The browser half, in Chromium, is scripts/app_test.py.)
-@Suite("The responder's page")
+@Suite("The responder's page", .spawnsProcesses)
 struct ResponderPageTests {
     static let alice = "alice-responder-token-01"
     static let bob = "bob-responder-token-0002"
@@ -333,7 +333,7 @@ struct ResponderPageTests {
     }
 }
 
-@Suite("The responder's page without tokens, and --notify")
+@Suite("The responder's page without tokens, and --notify", .spawnsProcesses)
 struct ResponderPageOpenTests {
     @Test("without tokens the page needs no sign-in, keeps the local-only rules, and still wants its CSRF token")
     func openMode() async throws {
@@ -422,7 +422,7 @@ struct ResponderPageOpenTests {
     }
 }
 
-@Suite("--notify across a restart")
+@Suite("--notify across a restart", .spawnsProcesses)
 struct NotifyRestartTests {
     @Test("with a data dir, a notification still being retried at shutdown is sent after the restart")
     func atLeastOnce() async throws {
@@ -467,7 +467,7 @@ struct NotifyRestartTests {
     }
 }
 
-@Suite("Single-alert links across a restart")
+@Suite("Single-alert links across a restart", .spawnsProcesses)
 struct LinkRestartTests {
     @Test("with a data dir, a link used before a restart is refused after it, its alert still pending")
     func usedOnceAcrossRestart() async throws {
@@ -545,7 +545,7 @@ struct LinkRestartTests {
     }
 }
 
-@Suite("ntfy credentials")
+@Suite("ntfy credentials", .spawnsProcesses)
 struct NotifyCredentialTests {
     static let token = "tk_AgQdq7mVBoFD37zQVN29RhuMzNIz"
 

@@ -7,7 +7,7 @@ import Locking
 import Testing
 
 /// SIGTERM while producers create and wait, responders answer and keep-alive clients poll.
-@Suite("Shutdown under load")
+@Suite("Shutdown under load", .spawnsProcesses)
 struct ShutdownUnderLoadTests {
     /// What the clients saw, gathered from their threads.
     struct Seen {

@@ -3,7 +3,7 @@ import Foundation
 import Testing
 
 /// SIGTERM and SIGINT stop alertd gracefully: every waiting request is answered, then it exits 0.
-@Suite("Graceful shutdown of the alertd process")
+@Suite("Graceful shutdown of the alertd process", .spawnsProcesses)
 struct SignalShutdownTests {
     func send(_ method: String, _ target: String, _ body: String? = nil, port: Int) async throws -> WireResponse {
         try await RawHTTP.exchange(RawHTTP.request(method, target, body: body.map { Array($0.utf8) }), port: port)

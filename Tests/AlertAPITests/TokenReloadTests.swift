@@ -5,7 +5,7 @@ import Testing
 
 /// The real binary: SIGHUP reloads the tokens file, and a tokens file or `ALERTD_TOKENS` without tokens stops
 /// start-up.
-@Suite("Access control: reloading tokens and start-up errors")
+@Suite("Access control: reloading tokens and start-up errors", .spawnsProcesses)
 struct TokenReloadTests {
     static let first = "first-producer-token-01"
     static let second = "second-producer-token-02"

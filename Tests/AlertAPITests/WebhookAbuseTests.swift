@@ -11,7 +11,7 @@ import Glibc
 /// Webhooks under abuse: many resolutions, receivers that never answer or answer with too much, a hanging URL next to
 /// a healthy one, IPv6, and callbacks that are not valid URLs or carry credentials. The receivers are the test's own,
 /// on loopback; some tests run a real `alertd` process, to watch its descriptors and memory.
-@Suite("Webhook abuse")
+@Suite("Webhook abuse", .spawnsProcesses)
 struct WebhookAbuseTests {
     @Test("20,000 resolutions of alerts with a callback: alertd still answers, as fast as at the start")
     func manyResolutions() async throws {

@@ -5,7 +5,7 @@ import Testing
 /// The README and the pages of docs/ against what they describe: `Package.swift`, the `--help` of the two programs
 /// this build made, the variables alertd knows, and each other (links). A document that names a target, a flag, a
 /// variable or a heading that is not there fails here, in the commit that made it false.
-@Suite("Docs: the README and docs/ name what exists")
+@Suite("Docs: the README and docs/ name what exists", .spawnsProcesses)
 struct DocsTests {
     @Test("The README's layout names every target of Package.swift, and no target that does not exist")
     func layoutMatchesPackage() throws {

@@ -4,7 +4,7 @@ import Testing
 
 /// `alertctl hook claude-code` and `alertctl mcp` as processes against a live alertd (the MCP Python SDK drives them
 /// further in scripts/mcp-test.sh).
-@Suite("alertctl hook claude-code and alertctl mcp")
+@Suite("alertctl hook claude-code and alertctl mcp", .spawnsProcesses)
 struct AlertctlAgentTests {
     static let hookInput = #"""
         {"session_id":"s-42","cwd":"/home/me/project","permission_mode":"default","hook_event_name":"PreToolUse",

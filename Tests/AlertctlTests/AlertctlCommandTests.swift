@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@Suite("alertctl get, wait, answer, dismiss, list, watch")
+@Suite("alertctl get, wait, answer, dismiss, list, watch", .spawnsProcesses)
 struct AlertctlCommandTests {
     @Test("get prints the alert with secure values masked; --json shows them")
     func get() async throws {

@@ -3,7 +3,7 @@ import Foundation
 import Testing
 
 /// A pending list longer than one 1 MiB page of `GET /v1/alerts`: `list`, `watch` and the dashboard show all of it.
-@Suite("alertctl over many pages")
+@Suite("alertctl over many pages", .spawnsProcesses)
 struct AlertctlPagesTests {
     @Test("list prints every alert of three 1 MiB pages, in order; --limit counts over the pages")
     func listFollowsPages() async throws {

@@ -7,7 +7,7 @@ import Testing
 
 /// `alertctl rules` against an alertd with tokens: an admin adds, lists, shows and deletes rules; the rule answers
 /// matching alerts as `rule:<name>`; everyone else is told that rules are for admins.
-@Suite("alertctl rules")
+@Suite("alertctl rules", .spawnsProcesses)
 struct AlertctlRulesTests {
     static let tokens = "root:admin:alertctl-rules-admin-01,ci:producer:alertctl-rules-producer,"
         + "alice:responder:alertctl-rules-alice-001"

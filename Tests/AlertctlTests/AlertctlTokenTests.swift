@@ -5,7 +5,7 @@ import Foundation
 import Testing
 
 /// alertctl against an alertd with tokens: the token comes from the environment only.
-@Suite("alertctl with tokens")
+@Suite("alertctl with tokens", .spawnsProcesses)
 struct AlertctlTokenTests {
     static let tokens = "ci:producer:alertctl-producer-00001,alice:responder:alertctl-responder-0001"
 

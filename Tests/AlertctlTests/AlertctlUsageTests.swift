@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@Suite("alertctl usage, help and exit codes")
+@Suite("alertctl usage, help and exit codes", .spawnsProcesses)
 struct AlertctlUsageTests {
     @Test("alertctl --help lists the commands and the exit codes")
     func topLevelHelp() async throws {

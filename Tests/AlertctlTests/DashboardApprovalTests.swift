@@ -8,7 +8,7 @@ import Testing
 /// An AI agent's approval request in the dashboard, shaped as the MCP `approve` tool and the Claude Code hook make
 /// it: `Allow <tool>?`, the tool's input as pretty-printed JSON with the session and directory under it, Deny
 /// (cancel) and Allow, and an optional reason field. Against an alertd with tokens, so the Result names who decided.
-@Suite("dashboard: an agent's approval request", .enabled(if: TmuxSession.tmux != nil, "needs tmux (apt-get install tmux)"))
+@Suite("dashboard: an agent's approval request", .spawnsProcesses, .enabled(if: TmuxSession.tmux != nil, "needs tmux (apt-get install tmux)"))
 struct DashboardApprovalTests {
     static let tokens = "agent:producer:approval-agent-000001,alice:responder:approval-alice-000001"
 

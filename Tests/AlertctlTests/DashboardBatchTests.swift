@@ -7,7 +7,7 @@ import Testing
 
 /// The dashboard's marks and rules: Space marks, `a` answers every marked alert with one button (never a read-only
 /// one), and Ctrl-A ("always answer like this", admins only) answers the open alert and makes a rule.
-@Suite("dashboard: marks and rules", .enabled(if: TmuxSession.tmux != nil, "needs tmux (apt-get install tmux)"))
+@Suite("dashboard: marks and rules", .spawnsProcesses, .enabled(if: TmuxSession.tmux != nil, "needs tmux (apt-get install tmux)"))
 struct DashboardBatchTests {
     static let tokens = "ci:producer:dashboard-batch-producer1,alice:responder:dashboard-batch-alice-001:ops,"
         + "bob:responder:dashboard-batch-bob-00001,root:admin:dashboard-batch-admin-001"

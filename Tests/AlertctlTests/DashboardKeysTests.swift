@@ -4,7 +4,7 @@ import Testing
 
 /// The dashboard's navigation in a real terminal: help, search, presenter filter, paging, marks, the sticky group
 /// header, and the detail line with its countdown.
-@Suite("dashboard keys and marks", .enabled(if: TmuxSession.tmux != nil, "needs tmux (apt-get install tmux)"))
+@Suite("dashboard keys and marks", .spawnsProcesses, .enabled(if: TmuxSession.tmux != nil, "needs tmux (apt-get install tmux)"))
 struct DashboardKeysTests {
     private func withDashboard(
         rows: Int = 40, _ arguments: [String] = [], _ body: (AlertctlServer, TmuxSession) async throws -> Void

@@ -7,7 +7,7 @@ import Testing
 
 /// The dashboard against alerts that name who may answer them: the ones it may not answer are marked read-only,
 /// and no key answers them.
-@Suite("dashboard: who may answer", .enabled(if: TmuxSession.tmux != nil, "needs tmux (apt-get install tmux)"))
+@Suite("dashboard: who may answer", .spawnsProcesses, .enabled(if: TmuxSession.tmux != nil, "needs tmux (apt-get install tmux)"))
 struct DashboardPolicyTests {
     static let tokens = "ci:producer:dashboard-producer-0001,alice:responder:dashboard-alice-00001:ops,"
         + "bob:responder:dashboard-bob-0000001"

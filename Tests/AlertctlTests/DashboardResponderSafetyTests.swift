@@ -6,7 +6,7 @@ import Testing
 /// What keeps the person on call from missing an alert or sending the wrong answer: the bell, the second key for
 /// a destructive button, the word when a key cannot be sent, fields that take only what their keyboard could
 /// type, and URLs kept whole (and linked).
-@Suite("dashboard: bell, confirmation, keyboards, links", .enabled(if: TmuxSession.tmux != nil, "needs tmux"))
+@Suite("dashboard: bell, confirmation, keyboards, links", .spawnsProcesses, .enabled(if: TmuxSession.tmux != nil, "needs tmux"))
 struct DashboardResponderSafetyTests {
     private func withDashboard(
         _ arguments: [String] = [], environment: [String: String] = [:],

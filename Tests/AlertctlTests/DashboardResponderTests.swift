@@ -6,7 +6,7 @@ import HTTPTestSupport
 import Testing
 
 /// The dashboard's log against an alertd with tokens: every resolution it sees, with who made it.
-@Suite("dashboard: who resolved what", .enabled(if: TmuxSession.tmux != nil, "needs tmux (apt-get install tmux)"))
+@Suite("dashboard: who resolved what", .spawnsProcesses, .enabled(if: TmuxSession.tmux != nil, "needs tmux (apt-get install tmux)"))
 struct DashboardResponderTests {
     static let tokens = "ci:producer:dashboard-producer-0001,alice:responder:dashboard-alice-00001,"
         + "bob:responder:dashboard-bob-0000001"

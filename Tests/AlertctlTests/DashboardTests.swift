@@ -3,7 +3,7 @@ import Foundation
 import Testing
 
 /// `alertctl dashboard` in a real terminal (tmux), against an in-process alertd; alerts posted and checked over HTTP.
-@Suite("alertctl dashboard in a terminal", .enabled(if: TmuxSession.tmux != nil, "needs tmux (apt-get install tmux)"))
+@Suite("alertctl dashboard in a terminal", .spawnsProcesses, .enabled(if: TmuxSession.tmux != nil, "needs tmux (apt-get install tmux)"))
 struct DashboardTests {
     /// Starts a server and a dashboard on it; `body` gets both once the dashboard says it is connected.
     private func withDashboard(

@@ -4,7 +4,7 @@ import Testing
 
 /// `alertctl demo`, the seeds' sample app, in a real terminal (tmux); its alerts answered over HTTP or from
 /// `alertctl dashboard` in a second window.
-@Suite("alertctl demo in a terminal", .enabled(if: TmuxSession.tmux != nil, "needs tmux (apt-get install tmux)"))
+@Suite("alertctl demo in a terminal", .spawnsProcesses, .enabled(if: TmuxSession.tmux != nil, "needs tmux (apt-get install tmux)"))
 struct DemoTests {
     private func withDemo(_ body: (AlertctlServer, TmuxSession) async throws -> Void) async throws {
         try await AlertctlServer.with { server in

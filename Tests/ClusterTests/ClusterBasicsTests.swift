@@ -4,7 +4,7 @@ import JSON
 import Testing
 
 /// Three alertd instances on one PostgreSQL behave as one service: whichever instance a client talks to.
-@Suite("Cluster: one service over three instances", .serialized)
+@Suite("Cluster: one service over three instances", .spawnsProcesses, .serialized)
 struct ClusterBasicsTests {
     @Test("An answer on A wakes the long-polls waiting on B and C")
     func answerWakesOtherInstances() async throws {

@@ -6,7 +6,7 @@ import Testing
 /// PostgreSQL crashing (`pg_ctl stop -m immediate`, or SIGKILL of its postmaster), and an instance SIGKILLed, under a
 /// load of creates, answers, votes and rules: what an instance acknowledged is in the database after the restart and
 /// on every instance; and an instance whose database lost what it showed refuses writes rather than mix two histories.
-@Suite("Cluster: PostgreSQL crashes", .serialized)
+@Suite("Cluster: PostgreSQL crashes", .spawnsProcesses, .serialized)
 struct ClusterCrashTests {
     @Test("A create and an answer acknowledged just before PostgreSQL crashed are in it after the restart",
           arguments: ScratchPostgres.Crash.allCases)

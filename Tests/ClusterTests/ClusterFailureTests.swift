@@ -5,7 +5,7 @@ import Testing
 
 /// An instance killed, or PostgreSQL restarted, under load: nothing acknowledged is lost, and the cluster recovers by
 /// itself.
-@Suite("Cluster: failures under load", .serialized)
+@Suite("Cluster: failures under load", .spawnsProcesses, .serialized)
 struct ClusterFailureTests {
     @Test("SIGKILL of one instance under load loses nothing acknowledged; its long-poll clients get their answer elsewhere")
     func killOneInstance() async throws {

@@ -4,7 +4,7 @@ import Testing
 
 /// `/metrics` of an instance in a cluster: its commits to PostgreSQL, the events it read from the others, whether
 /// PostgreSQL is reachable, and its reconnects.
-@Suite("Cluster: metrics")
+@Suite("Cluster: metrics", .spawnsProcesses)
 struct ClusterMetricsTests {
     @Test("Commits, batches and events read move with writes; unavailable and reconnects follow PostgreSQL")
     func metricsMove() async throws {

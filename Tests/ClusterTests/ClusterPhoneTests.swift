@@ -5,7 +5,7 @@ import Testing
 
 /// Single-alert links in a cluster: the key that signs them and the record of those used are PostgreSQL's, so a link
 /// opens on any instance and works once across all of them and their restarts.
-@Suite("Cluster: single-alert links", .serialized)
+@Suite("Cluster: single-alert links", .spawnsProcesses, .serialized)
 struct ClusterLinksTests {
     static let bob = "bob-responder-token-0002"
     static let ci = "ci-producer-token-0001"
@@ -174,7 +174,7 @@ struct ClusterLinksTests {
 
 /// Push notifications from a cluster: the outbox in PostgreSQL, so that each target gets every new alert at least
 /// once although the instance that took the create ends while it is still retrying.
-@Suite("Cluster: notifications", .serialized)
+@Suite("Cluster: notifications", .spawnsProcesses, .serialized)
 struct ClusterNotifyTests {
     @Test("An instance killed while its notification is retried leaves it to another, which sends it once the lease passes; a sent one leaves no row")
     func atLeastOnce() async throws {

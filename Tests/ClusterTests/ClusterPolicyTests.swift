@@ -5,7 +5,7 @@ import Testing
 
 /// Who may answer, across instances: the policy is stored with the alert in PostgreSQL, so every instance holds
 /// every token to it, including one that had not seen the alert yet.
-@Suite("Cluster: answer policies", .serialized)
+@Suite("Cluster: answer policies", .spawnsProcesses, .serialized)
 struct ClusterPolicyTests {
     static let ci = "ci-producer-token-0001"
     static let alice = "alice-responder-token-03"
@@ -242,7 +242,7 @@ struct ClusterPolicyTests {
 /// Rules that answer, across instances: PostgreSQL keeps them, and each instance's writer applies the rules it finds
 /// in the transaction that creates an alert or adds a rule, so a rule made on one instance answers on every other at
 /// once.
-@Suite("Cluster: rules that answer", .serialized)
+@Suite("Cluster: rules that answer", .spawnsProcesses, .serialized)
 struct ClusterRulesTests {
     static let ci = "ci-producer-token-0001"
     static let admin = "ops-admin-token-000007"

@@ -4,7 +4,7 @@ import Testing
 
 /// `make cluster` (scripts/cluster.sh) as docs/CLUSTER.md has a newcomer try it: its ports
 /// checked before it starts, and a failover that can be tried by killing an instance.
-@Suite("Cluster: make cluster", .serialized)
+@Suite("Cluster: make cluster", .spawnsProcesses, .serialized)
 struct ClusterScriptTests {
     static let script = ScratchPostgres.root + "/scripts/cluster.sh"
 

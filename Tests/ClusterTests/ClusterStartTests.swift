@@ -3,7 +3,7 @@ import HTTPTestSupport
 import Testing
 
 /// What `alertd --database` refuses at start, with a message that says why.
-@Suite("Cluster: start")
+@Suite("Cluster: start", .spawnsProcesses)
 struct ClusterStartTests {
     @Test("--data-dir with --database is refused: one instance journals, several share PostgreSQL")
     func dataDirAndDatabase() async throws {

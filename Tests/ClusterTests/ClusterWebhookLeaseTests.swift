@@ -5,7 +5,7 @@ import Testing
 
 /// A webhook delivery is claimed by one instance for a lease (`--webhook-lease`); when that instance dies before
 /// delivering, another one delivers once the lease runs out.
-@Suite("Cluster: webhook lease")
+@Suite("Cluster: webhook lease", .spawnsProcesses)
 struct ClusterWebhookLeaseTests {
     /// Short, so that the takeover comes within the test; the default is 60 s.
     static let lease = 3

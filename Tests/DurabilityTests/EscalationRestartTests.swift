@@ -5,7 +5,7 @@ import Testing
 
 /// An alert's escalation is in the journal: a step whose time came while alertd was down fires at the restart, once;
 /// a step taken is kept; the events before a step still show the alert where it was then.
-@Suite("Escalation across restarts")
+@Suite("Escalation across restarts", .spawnsProcesses)
 struct EscalationRestartTests {
     static let tokens = "ci:producer:ci-token-0123456789abcdef,ana:responder:ana-token-0123456789abcd,"
         + "ben:responder:ben-token-0123456789abcd"

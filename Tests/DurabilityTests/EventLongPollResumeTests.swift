@@ -5,7 +5,7 @@ import Testing
 
 /// A long-poll follower of `/v1/events` that resumes from each answer's `X-Alertd-Index`, as the README says, gets
 /// every event while commits land at the same time.
-@Suite("Resuming event long-polls under group commit")
+@Suite("Resuming event long-polls under group commit", .spawnsProcesses)
 struct EventLongPollResumeTests {
     /// Long-polls answered while the writers run; enough that the commit race it guards against shows.
     static let polls = 1500

@@ -7,7 +7,7 @@ import Testing
 /// disk): its requests get `503`, never a 2xx; alertd takes no more writes, serves reads, and `/healthz` says it is
 /// degraded, and the log has one error line that says why; started again while still full, it is degraded before any
 /// write. After a restart with room, everything acknowledged is there.
-@Suite("Full disk: 503 for writes, reads go on, degraded health")
+@Suite("Full disk: 503 for writes, reads go on, degraded health", .spawnsProcesses)
 struct FullDiskTests {
     @Test("creates until the journal is full: then 503 for every write, reads answered, /healthz degraded")
     func fullDisk() async throws {

@@ -4,7 +4,7 @@ import JSON
 import Testing
 
 /// A producer waiting for an answer while alertd is SIGKILLed and restarted gets the answer once it is back.
-@Suite("Long-polling across a restart")
+@Suite("Long-polling across a restart", .spawnsProcesses)
 struct LongPollRestartTests {
     @Test("alertctl wait reconnects after a SIGKILL and gets the answer given to the restarted alertd")
     func alertctlWait() async throws {

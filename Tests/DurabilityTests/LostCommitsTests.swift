@@ -10,7 +10,7 @@ import Glibc
 /// A journal that holds less than alertd acknowledged (a damaged write-ahead log SQLite stops reading early, a file
 /// emptied) is refused at start, with what to do, instead of starting without those commits and handing their
 /// event ids out again.
-@Suite("Lost commits: a journal behind what was acknowledged is refused")
+@Suite("Lost commits: a journal behind what was acknowledged is refused", .spawnsProcesses)
 struct LostCommitsTests {
     @Test("one flipped bit in the write-ahead log after a kill: alertd refuses, names the loss, leaves the log")
     func flippedBitInTheLog() async throws {

@@ -4,7 +4,7 @@ import JSON
 import Testing
 
 /// A quorum alert's votes are in the journal: a restart keeps them, and the quorum goes on counting them.
-@Suite("Quorum votes across a restart")
+@Suite("Quorum votes across a restart", .spawnsProcesses)
 struct QuorumRestartTests {
     static let tokens = "ci:producer:ci-token-0123456789abcdef,ana:responder:ana-token-0123456789abcd,"
         + "ben:responder:ben-token-0123456789abcd,cy:responder:cyy-token-0123456789abcd"

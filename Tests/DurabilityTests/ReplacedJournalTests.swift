@@ -6,7 +6,7 @@ import Testing
 /// The journal a running alertd writes is its own: `alertd backup` will not write onto it or into its data dir, and
 /// a journal file another program renames over or deletes stops the writes (503, `/healthz` degraded, a log line
 /// that says why) instead of acknowledging changes into a file the next start no longer sees.
-@Suite("A journal replaced under a running alertd")
+@Suite("A journal replaced under a running alertd", .spawnsProcesses)
 struct ReplacedJournalTests {
     @Test("alertd backup onto the live journal or into its data dir is refused, and the journal keeps every alert")
     func backupOntoTheJournal() async throws {

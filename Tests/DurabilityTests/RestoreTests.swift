@@ -5,7 +5,7 @@ import Testing
 
 /// `alertd restore` brings a backup back as a new instance: what the backup holds is there, what came after it is
 /// gone, and clients of the old instance notice instead of being handed other events under ids they have seen.
-@Suite("Restoring a backup")
+@Suite("Restoring a backup", .spawnsProcesses)
 struct RestoreTests {
     @Test("after a restore: the backup's alerts, a new instance, old cursors 410 and event ids never reused")
     func restoreIsANewInstance() async throws {

@@ -4,7 +4,7 @@ import JSON
 import Testing
 
 /// Rules are in the journal: a restart with the same data dir keeps them, and they go on answering.
-@Suite("Rules across a restart")
+@Suite("Rules across a restart", .spawnsProcesses)
 struct RuleRestartTests {
     static let tokens = "ci:producer:ci-token-0123456789abcdef,root:admin:root-token-0123456789abcd"
 

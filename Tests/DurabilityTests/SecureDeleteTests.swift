@@ -5,7 +5,7 @@ import Testing
 
 /// A dropped alert's secure values leave the journal's bytes: SQLite overwrites deleted content (`secure_delete`),
 /// so neither `alertd.sqlite3` nor a backup taken after holds them once the alert and its events are gone.
-@Suite("Secure values after their deletion")
+@Suite("Secure values after their deletion", .spawnsProcesses)
 struct SecureDeleteTests {
     @Test("with --retention 0, an answered secure value is in neither the journal's file nor a backup once dropped")
     func secureValueGone() async throws {

@@ -3,7 +3,7 @@ import HTTPTestSupport
 import Testing
 
 /// What alertd says at start about keeping alerts, and what `/healthz` says.
-@Suite("Start line: whether alerts survive a restart")
+@Suite("Start line: whether alerts survive a restart", .spawnsProcesses)
 struct StartLineTests {
     @Test("without --data-dir alertd says it is memory only")
     func memoryOnly() async throws {

@@ -8,7 +8,7 @@ import Glibc
 
 /// A data dir alertd cannot use safely (held, damaged, newer, unwritable, or not alertd's alone): it refuses to start,
 /// says why, exits non-zero, and leaves the files as they were.
-@Suite("Start-up refusals: a held, damaged, newer or unwritable data dir")
+@Suite("Start-up refusals: a held, damaged, newer or unwritable data dir", .spawnsProcesses)
 struct StartupRefusalTests {
     @Test("a data dir held by a running alertd: the second refuses and names the holder's pid")
     func heldByAnother() async throws {
