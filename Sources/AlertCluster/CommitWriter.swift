@@ -73,6 +73,7 @@ final class CommitWriter: @unchecked Sendable {
         self.lease = lease
         self.counters = counters
         self.connection = connection
+        feed.writerBackend = connection.backendProcess
         self.history = history
         self.retention = retention
     }
@@ -132,6 +133,7 @@ final class CommitWriter: @unchecked Sendable {
                     let made = try PGConnection(url)
                     try ClusterEvents.verify(made, feed: feed, epoch: epoch)
                     connection = made
+                    feed.writerBackend = made.backendProcess
                     counters.reconnected()
                     setUnavailable(nil)
                     backoff = 0.05
@@ -310,16 +312,10 @@ final class CommitWriter: @unchecked Sendable {
         let elapsed = (ContinuousClock.now - started).components
         counters.committed(seconds: Double(elapsed.seconds) + Double(elapsed.attoseconds) * 1e-18,
                            changes: batch.count(where: \.isChange))
-        // The events before the batch's (other instances' commits, up to the head it found) go to the store first;
-        // the follower has usually brought them already, when their NOTIFY came while this batch waited.
-        var seen: [AlertEvent] = []
-        if feed.queuedHead < committed.before {
-            // After the commit nothing may throw (the batch would be tried again): a failed read leaves these to the
-            // follower, and the feed holds this batch's events back rather than leave a gap.
-            seen = (try? readEvents(connection, after: feed.queuedHead, through: committed.before)) ?? []
-        }
-        let queued = feed.deliver(seen + committed.made, then: committed.completions)
-        counters.read(max(0, queued - committed.made.count), by: \.eventsByWriter)
+        // The events before the batch's (other instances' commits, up to the head it found) go to the store first:
+        // the follower reads them on their NOTIFY, and the feed holds this batch's events and completions until
+        // then. Reading them here instead would hold the next batch back by a round trip.
+        feed.deliver(committed.made, then: committed.completions)
     }
 
     /// The batch one statement at a time, each change's outcome read before the next: an idempotency key that

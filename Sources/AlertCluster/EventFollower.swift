@@ -54,6 +54,8 @@ final class EventFollower: @unchecked Sendable {
         /// Whether a connection was made before: the next one is a reconnect.
         var connectedBefore = false
         var lastClaim = ContinuousClock.now - Self.claimInterval
+        /// When the follower last read events (or the head), so that it reads the head at least once a second.
+        var lastRead = ContinuousClock.now
         while !isStopped {
             do {
                 if connection == nil {
@@ -68,11 +70,18 @@ final class EventFollower: @unchecked Sendable {
                     lock.withLock { failure = nil }
                 }
                 guard let connection else { continue }
-                let heads = try connection.notifications(waiting: 1000).compactMap { UInt64($0) }
+                // This instance's own commits are fed by its writer: reading them again here was a fifth of the
+                // events read. A second without another instance's notification reads the head, as a second
+                // without any did.
+                let notifications = try connection.notifications(waiting: 1000)
+                let own = feed.writerBackend
+                let heads = notifications.filter { $0.sender != own }.compactMap { UInt64($0.payload) }
                 if let target = heads.max() {
                     if target > feed.queuedHead { try catchUp(connection, to: target, by: \.eventsByNotification) }
-                } else {
+                    lastRead = ContinuousClock.now
+                } else if ContinuousClock.now - lastRead >= .seconds(1) {
                     try catchUp(connection, to: nil, by: \.eventsByPolling)
+                    lastRead = ContinuousClock.now
                 }
                 if ContinuousClock.now - lastClaim >= Self.claimInterval {
                     try claimDeliveries(connection)
@@ -126,7 +135,8 @@ final class EventFollower: @unchecked Sendable {
         // Every event read is on disk: instances commit synchronously, and PostgreSQL shows a synchronous commit only
         // once it is flushed (a notification comes after that too).
         while feed.divergence == nil, feed.queuedHead < head {
-            let page = try ClusterEvents.read(connection, after: feed.queuedHead, through: head)
+            let page = try ClusterEvents.read(connection, after: feed.queuedHead,
+                                              through: feed.readLimit(towards: head))
             guard !page.isEmpty else { return }
             counters.read(feed.deliver(page), by: way)
         }

@@ -213,8 +213,8 @@ final class PGConnection {
     /// Notifications that arrived while a statement ran on this connection are already queued in libpq: they are
     /// returned at once, without waiting for the socket (which has nothing more to read).
     ///
-    /// - Returns: The payloads of the notifications received (possibly none).
-    func notifications(waiting timeout: Int32) throws(PGError) -> [String] {
+    /// - Returns: The notifications received (possibly none): each one's payload and the backend that sent it.
+    func notifications(waiting timeout: Int32) throws(PGError) -> [PGNotification] {
         var payloads = queuedNotifications()
         guard payloads.isEmpty else { return payloads }
         var poller = pollfd(fd: PQsocket(connection), events: Int16(POLLIN), revents: 0)
@@ -225,14 +225,26 @@ final class PGConnection {
         return payloads
     }
 
-    private func queuedNotifications() -> [String] {
-        var payloads: [String] = []
+    private func queuedNotifications() -> [PGNotification] {
+        var payloads: [PGNotification] = []
         while let notification = PQnotifies(connection) {
-            payloads.append(String(cString: notification.pointee.extra))
+            payloads.append(PGNotification(payload: String(cString: notification.pointee.extra),
+                                           sender: notification.pointee.be_pid))
             PQfreemem(notification)
         }
         return payloads
     }
+
+    /// The process id of this connection's backend on the server: what a notification it sends names as its sender.
+    var backendProcess: Int32 {
+        PQbackendPID(connection)
+    }
+}
+
+/// A `NOTIFY` received: its payload, and the process id of the backend whose transaction sent it.
+struct PGNotification {
+    let payload: String
+    let sender: Int32
 }
 
 /// A statement and its parameters (`$1…`, as text; `nil` is SQL NULL), for `PGConnection.execute(_:)` and

@@ -21,8 +21,13 @@ final class StoreFeed: Sendable {
         /// Set once the database was seen to hold less than the store, or other events: nothing more is fed.
         var divergence: String?
         var items: [Item] = []
+        /// The writer's commits that came ahead of events not read yet (another instance's, committed just before),
+        /// by the index of their first event: each is queued, completions and all, once the events before it are.
+        var parked: [UInt64: Item] = [:]
         /// Whether a task is applying `items`.
         var draining = false
+        /// The backend of the writer's connection (`PGConnection.backendProcess`), 0 before it has one.
+        var writerBackend: Int32 = 0
     }
 
     private let state: Lock<State>
@@ -43,6 +48,13 @@ final class StoreFeed: Sendable {
     /// Why the store no longer matches the database (its head moved back, or holds other events), or nil.
     var divergence: String? { state.withLock { $0.divergence } }
 
+    /// The backend of the writer's current connection: a notification it sent is this instance's own commit, whose
+    /// events the writer feeds itself.
+    var writerBackend: Int32 {
+        get { state.withLock { $0.writerBackend } }
+        set { state.withLock { $0.writerBackend = newValue } }
+    }
+
     /// Checks a head read from the database against `known`, the `queuedHead` taken before the read began (every
     /// event up to it was committed before): a head behind it moved back (PostgreSQL lost commits, or was restored
     /// from a backup), and the store stops being fed for good.
@@ -61,11 +73,15 @@ final class StoreFeed: Sendable {
     func diverge(_ what: String) -> PGError {
         let reason = "the PostgreSQL database no longer holds what this instance showed (\(what)): it was restored "
             + "or lost commits; restart this alertd"
-        let first = state.withLock { state in
-            guard state.divergence == nil else { return false }
+        let (first, waiting) = state.withLock { state in
+            guard state.divergence == nil else { return (false, [@Sendable () -> Void]()) }
             state.divergence = reason
-            return true
+            let waiting = state.parked.keys.sorted().flatMap { state.parked[$0]?.completions ?? [] }
+            state.parked = [:]
+            return (true, waiting)
         }
+        // What the waiting runs report was committed: their completions run, as a diverged feed's do.
+        for completion in waiting { completion() }
         if first { divergenceObserver.withLock { $0 }?.call(reason) }
         return PGError(reason)
     }
@@ -84,28 +100,61 @@ final class StoreFeed: Sendable {
         if drain { Task { await self.drain() } }
     }
 
-    /// Queues `events` (those after `queuedHead`; a run that would leave a gap is dropped, to be read again), then
-    /// `completions`, which run after the store applied them and everything queued before. Once diverged, nothing
-    /// is queued and the completions run at once (what they report was committed).
+    /// Queues `events` (those after `queuedHead`), then `completions`, which run after the store applied them and
+    /// everything queued before. A run that would leave a gap (the writer's commit, ahead of other instances'
+    /// events the follower has not read yet) waits, completions and all, until the events before it are queued.
+    /// Once diverged, nothing is queued and the completions run at once (what they report was committed).
     ///
-    /// - Returns: How many of `events` were queued (the others the store had, or they would have left a gap).
+    /// - Returns: How many of `events` were queued now, waiting runs released by them included.
     @discardableResult
     func deliver(_ events: [AlertEvent], then completions: [@Sendable () -> Void] = []) -> Int {
         let (drain, queued, diverged) = state.withLock { state in
             guard state.divergence == nil else { return (false, 0, true) }
-            var fresh = events.drop { $0.index <= state.queuedHead }
-            if let first = fresh.first, first.index != state.queuedHead + 1 { fresh = [] }
+            let fresh = events.drop { $0.index <= state.queuedHead }
+            if let first = fresh.first, first.index != state.queuedHead + 1 {
+                state.parked[first.index, default: Item(events: [], completions: [])].events += fresh
+                state.parked[first.index]?.completions += completions
+                return (false, 0, false)
+            }
             if let last = fresh.last {
                 state.queuedHead = last.index
                 state.lastEvent = last
             }
-            guard !fresh.isEmpty || !completions.isEmpty else { return (false, 0, false) }
-            state.items.append(Item(events: Array(fresh), completions: completions))
-            return (startDraining(&state), fresh.count, false)
+            if !fresh.isEmpty || !completions.isEmpty {
+                state.items.append(Item(events: Array(fresh), completions: completions))
+            }
+            let released = Self.release(&state)
+            return (startDraining(&state), fresh.count + released, false)
         }
         if diverged { for completion in completions { completion() } }
         if drain { Task { await self.drain() } }
         return queued
+    }
+
+    /// Queues the waiting runs that follow `queuedHead` now (or that the events queued overtook: their
+    /// completions still run in order); returns how many events that queued.
+    private static func release(_ state: inout State) -> Int {
+        var released = 0
+        while let first = state.parked.keys.min(), first <= state.queuedHead + 1,
+              let run = state.parked.removeValue(forKey: first) {
+            let rest = run.events.drop { $0.index <= state.queuedHead }
+            if let last = rest.last {
+                state.queuedHead = last.index
+                state.lastEvent = last
+            }
+            released += rest.count
+            state.items.append(Item(events: Array(rest), completions: run.completions))
+        }
+        return released
+    }
+
+    /// The last index the follower should read through towards `head`: just before the first waiting run, whose
+    /// events the writer delivered already.
+    func readLimit(towards head: UInt64) -> UInt64 {
+        state.withLock { state in
+            guard let first = state.parked.keys.min(), first > state.queuedHead + 1 else { return head }
+            return min(head, first - 1)
+        }
     }
 
     /// Queues the rules as the database holds them now, for the store to take after what is queued before them.
